@@ -1,0 +1,4 @@
+from dali_migrate.cli import main
+
+if __name__ == "__main__":
+    main()

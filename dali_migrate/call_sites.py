@@ -1,0 +1,339 @@
+"""Follows what a converted pipeline function returns, and what ``pipe.run()`` returns, through
+the file, and plans the rewrite of each use by the call-site rules.
+
+Only uses it can see and understand are rewritten. Any other use of the pipeline object
+(passed to a function, stored in a list, used from another scope that rebinds it) means the
+pipeline and its uses are left as they were, with a marker: converting the definition would
+break that use.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Optional
+
+import libcst as cst
+import libcst.matchers as m
+
+from dali_migrate.cst_util import code
+from dali_migrate.parents import Parents
+from dali_migrate.pipeline_analysis import NOT_CONVERTED, PERF_ONLY, SETTINGS, PipelineInfo, _assigned_names
+from dali_migrate.rules.base import CallSiteRule
+
+REMOVE = object()
+
+
+@dataclasses.dataclass
+class Site:
+    """What a call-site rule may need besides the call itself."""
+
+    ndd: str
+    numpy: Optional[str]
+    pipeline: PipelineInfo
+    construction: cst.Call  # the ``P(...)`` call that made the pipeline object
+    reader_call: Optional[cst.Call]  # the converted reader construction (for epoch sizes)
+
+
+@dataclasses.dataclass
+class Plan:
+    #: id(original node) -> (rule, site); the node is rewritten by rule.rewrite(updated, receiver, site)
+    rewrites: dict = dataclasses.field(default_factory=dict)
+    #: id(original P(...) call) -> kwargs to drop from it
+    drop_kwargs: dict = dataclasses.field(default_factory=dict)
+    #: (statement, reason): why the pipeline cannot be converted, marked at the statement
+    blockers: list = dataclasses.field(default_factory=list)
+
+
+def _rules_for(rules, receiver: str) -> dict:
+    table = {}
+    for rule in rules:
+        if isinstance(rule, CallSiteRule) and rule.receiver == receiver:
+            for method in rule.methods:
+                table[method] = rule
+    return table
+
+
+class _ScopeNodes(cst.CSTVisitor):
+    """The nodes of one scope, not descending into nested functions, lambdas or classes."""
+
+    def __init__(self, scope):
+        self.scope = scope
+        self.nodes: list = []
+        self.nested: list = []
+
+    def on_visit(self, node) -> bool:
+        if node is not self.scope and isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            self.nested.append(node)
+            return False
+        self.nodes.append(node)
+        return True
+
+
+def _scope_nodes(scope) -> _ScopeNodes:
+    v = _ScopeNodes(scope)
+    if isinstance(scope, cst.FunctionDef):
+        # Parameters' defaults belong to the outer scope, the body to this one.
+        scope.body.visit(v)
+    else:
+        scope.visit(v)
+    return v
+
+
+def _binds(nested, name: str) -> bool:
+    """Does a nested function/lambda/class make ``name`` a local of its own?"""
+    if isinstance(nested, (cst.FunctionDef, cst.Lambda)):
+        params = nested.params
+        every = [*params.posonly_params, *params.params, *params.kwonly_params]
+        every += [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
+        if any(p.name.value == name for p in every):
+            return True
+    body = nested.body
+    declared = {n.name.value for g in m.findall(body, m.Global() | m.Nonlocal()) for n in g.names}
+    return name in _assigned_names(body) and name not in declared
+
+
+def _free_in_nested(nodes: _ScopeNodes, names: set) -> list:
+    """Nested scopes that read one of ``names`` from this scope (closures, global readers)."""
+    found = []
+    for nested in nodes.nested:
+        used = {n.value for n in m.findall(nested, m.Name())} & names
+        if any(not _binds(nested, n) for n in used):
+            found.append(nested)
+    return found
+
+
+def _kind(node, parents: Parents, state) -> Optional[str]:
+    """'pipe', 'outputs' (the tuple pipe.run() returns), 'batch' (one TensorList) or None."""
+    if isinstance(node, cst.Name):
+        if node.value == state.var:
+            return "pipe"
+        if node.value in state.outputs:
+            return "outputs"
+        if node.value in state.batches:
+            return "batch"
+        return None
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        base = _kind(node.func.value, parents, state)
+        if base == "pipe" and node.func.attr.value == "run":
+            return "outputs"
+        if base == "batch" and node.func.attr.value in ("as_cpu", "gpu", "cpu"):
+            return "batch"
+        return None
+    if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+        if _kind(node.value, parents, state) == "outputs":
+            return "batch"
+    return None
+
+
+@dataclasses.dataclass
+class _State:
+    var: str
+    outputs: set = dataclasses.field(default_factory=set)
+    batches: set = dataclasses.field(default_factory=set)
+
+
+def _track_names(nodes: list, state: _State, parents: Parents) -> list:
+    """Grow the sets of names that hold pipeline outputs; return the assignments that break tracking."""
+    assigns = [n for n in nodes if isinstance(n, (cst.Assign, cst.For))]
+    changed = True
+    while changed:
+        changed = False
+        for node in assigns:
+            value = node.value if isinstance(node, cst.Assign) else node.iter
+            kind = _kind(value, parents, state)
+            if kind is None:
+                continue
+            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+            for target in targets:
+                if isinstance(node, cst.For):
+                    kind_here = "batch" if kind == "outputs" else None
+                    if kind_here and isinstance(target, cst.Name) and target.value not in state.batches:
+                        state.batches.add(target.value)
+                        changed = True
+                    continue
+                if isinstance(target, cst.Name):
+                    bucket = state.outputs if kind == "outputs" else state.batches
+                    if target.value not in bucket:
+                        bucket.add(target.value)
+                        changed = True
+                elif isinstance(target, (cst.Tuple, cst.List)) and kind == "outputs":
+                    for el in target.elements:
+                        if isinstance(el.value, cst.Name) and el.value.value not in state.batches:
+                            state.batches.add(el.value.value)
+                            changed = True
+    # A tracked name also bound to something else cannot be rewritten by name.
+    conflicts = []
+    tracked = state.outputs | state.batches
+    for node in assigns:
+        value = node.value if isinstance(node, cst.Assign) else node.iter
+        if _kind(value, parents, state) is not None:
+            continue
+        targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+        for target in targets:
+            if {n.value for n in m.findall(target, m.Name())} & tracked:
+                conflicts.append(node)
+    return conflicts
+
+
+def plan(module, parents: Parents, pipelines: dict, rules, ndd: str, numpy: Optional[str], readers: dict) -> dict:
+    """Plan per pipeline name: {name: Plan}."""
+    pipe_rules = _rules_for(rules, "pipeline")
+    batch_rules = _rules_for(rules, "batch")
+    plans = {}
+    for name, info in pipelines.items():
+        p = Plan()
+        plans[name] = p
+        for ref in m.findall(module, m.Name(name)):
+            parent = parents.of(ref)
+            if isinstance(parent, cst.FunctionDef) and parent.name is ref:
+                continue
+            stmt = parents.statement(ref)
+            call = parent if isinstance(parent, cst.Call) and parent.func is ref else None
+            assign = parents.of(call) if call is not None else None
+            if not (
+                isinstance(assign, cst.Assign)
+                and assign.value is call
+                and len(assign.targets) == 1
+                and isinstance(assign.targets[0].target, cst.Name)
+            ):
+                p.blockers.append((stmt, f"{name} is used here in a way dali-migrate cannot follow; convert the pipeline and this use by hand"))
+                continue
+            _plan_construction(call, info, p, stmt)
+            var = assign.targets[0].target.value
+            scope = parents.scope(assign) or module
+            site = Site(ndd=ndd, numpy=numpy, pipeline=info, construction=call, reader_call=readers.get(name))
+            _plan_uses(scope, var, assign, parents, site, pipe_rules, batch_rules, p)
+    return plans
+
+
+def _plan_construction(call: cst.Call, info: PipelineInfo, p: Plan, stmt) -> None:
+    params = {
+        q.name.value
+        for q in [*info.func.params.posonly_params, *info.func.params.params, *info.func.params.kwonly_params]
+    }
+    drop = []
+    for arg in call.args:
+        if arg.star:
+            p.blockers.append((stmt, f"{info.name}(...) is called with *args/**kwargs: cannot see the pipeline settings, convert by hand"))
+        elif arg.keyword is None or arg.keyword.value in params or arg.keyword.value in SETTINGS:
+            continue
+        elif arg.keyword.value in PERF_ONLY:
+            drop.append(arg.keyword.value)
+        elif arg.keyword.value in NOT_CONVERTED:
+            p.blockers.append((stmt, NOT_CONVERTED[arg.keyword.value]))
+        else:
+            p.blockers.append((stmt, f"{info.name}(...) gets {arg.keyword.value}=, which is neither a parameter nor a pipeline setting dali-migrate knows"))
+    if drop:
+        p.drop_kwargs[id(call)] = drop
+
+
+def _plan_uses(scope, var, assign, parents, site, pipe_rules, batch_rules, p: Plan) -> None:
+    own = _scope_nodes(scope)
+    bindings = [
+        n
+        for n in own.nodes
+        if (isinstance(n, cst.AssignTarget) and m.findall(n.target, m.Name(var)))
+        or (isinstance(n, (cst.For, cst.AugAssign, cst.AnnAssign)) and m.findall(n.target, m.Name(var)))
+    ]
+    if len(bindings) != 1:
+        p.blockers.append((parents.statement(assign), f"`{var}` is assigned more than once: dali-migrate cannot follow which pipeline it holds"))
+        return
+    state = _State(var=var)
+    for node in _track_names(own.nodes, state, parents):
+        p.blockers.append((parents.statement(node), "a name holding pipeline outputs is also assigned other values here: convert by hand"))
+    tracked = {var} | state.outputs | state.batches
+    for nested in _free_in_nested(own, tracked):
+        p.blockers.append((nested, f"a nested function uses the pipeline `{var}` or its outputs: convert by hand"))
+    for node in own.nodes:
+        if isinstance(node, cst.Name) and node.value in tracked:
+            if _is_binding(node, parents):
+                continue
+            _plan_expr(node, _kind(node, parents, state), parents, state, site, pipe_rules, batch_rules, p)
+        elif isinstance(node, (cst.Subscript, cst.Call)) and _kind(node, parents, state) == "batch":
+            # Subscripts and calls that yield batches (out[0], b.as_cpu()) are expressions of their own.
+            _plan_expr(node, "batch", parents, state, site, pipe_rules, batch_rules, p)
+
+
+def _is_binding(ref: cst.Name, parents: Parents) -> bool:
+    cur, parent = ref, parents.of(ref)
+    while isinstance(parent, (cst.Tuple, cst.List, cst.Element, cst.StarredElement)):
+        cur, parent = parent, parents.of(parent)
+    if isinstance(parent, cst.AssignTarget) and parent.target is cur:
+        return True
+    if isinstance(parent, cst.For) and parent.target is cur:
+        return True
+    return False
+
+
+def _disabled(rule, enabled) -> bool:
+    return enabled is not None and rule.id not in enabled
+
+
+def _plan_expr(node, kind, parents, state, site, pipe_rules, batch_rules, p: Plan) -> None:
+    parent = parents.of(node)
+    stmt = parents.statement(node)
+    if kind == "pipe":
+        call = parents.of(parent) if isinstance(parent, cst.Attribute) and parent.value is node else None
+        if not (isinstance(call, cst.Call) and call.func is parent):
+            p.blockers.append((stmt, f"the pipeline object `{state.var}` is used here in a way dali-migrate cannot follow (e.g. passed to an iterator); convert by hand"))
+            return
+        rule = pipe_rules.get(parent.attr.value)
+        if rule is None:
+            p.blockers.append((stmt, f"{state.var}.{parent.attr.value}() has no automatic dynamic-mode conversion: convert by hand"))
+            return
+        _use(rule, call, stmt, site, p)
+        return
+    if kind != "batch":
+        return
+    if isinstance(parent, cst.Attribute) and parent.value is node:
+        call = parents.of(parent)
+        if isinstance(call, cst.Call) and call.func is parent:
+            rule = batch_rules.get(parent.attr.value)
+            if rule is None:
+                p.blockers.append((stmt, f"TensorList.{parent.attr.value}() has no automatic counterpart on ndd.Batch: convert by hand"))
+            else:
+                _use(rule, call, stmt, site, p)
+            return
+        p.blockers.append((stmt, f"TensorList.{parent.attr.value} differs on ndd.Batch: convert by hand"))
+        return
+    if isinstance(parent, cst.Subscript) and parent.value is node:
+        rule = batch_rules.get("__getitem__")
+        if rule is None or len(parent.slice) != 1 or not isinstance(parent.slice[0].slice, cst.Index):
+            p.blockers.append((stmt, "indexing a TensorList: use .select(i) on the ndd.Batch (not converted automatically here)"))
+        else:
+            _use(rule, parent, stmt, site, p)
+        return
+    if isinstance(parent, cst.Arg):
+        call = parents.of(parent)
+        if isinstance(call, cst.Call) and m.matches(call.func, m.Name("len")) and len(call.args) == 1:
+            rule = batch_rules.get("__len__")
+            if rule is None:
+                p.blockers.append((stmt, "len() of a TensorList: use batch.batch_size"))
+            else:
+                _use(rule, call, stmt, site, p)
+
+
+def _use(rule, node, stmt, site, p: Plan) -> None:
+    reason = rule.blocker(node, site)
+    if reason:
+        p.blockers.append((stmt, reason))
+    elif rule.rewrite(node, _receiver(node), site) is None and not _alone_in_statement(node, stmt):
+        p.blockers.append((stmt, f"{rule.summary}, but here its value is used: convert by hand"))
+    else:
+        p.rewrites[id(node)] = (rule, site)
+
+
+def _receiver(node):
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        return node.func.value
+    if isinstance(node, cst.Subscript):
+        return node.value
+    if isinstance(node, cst.Call) and node.args:
+        return node.args[0].value
+    return node
+
+
+def _alone_in_statement(node, stmt) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and any(
+        isinstance(s, cst.Expr) and s.value is node for s in stmt.body
+    )

@@ -1,0 +1,117 @@
+"""Small libcst helpers shared by the analysis and the rules."""
+
+from __future__ import annotations
+
+from typing import Iterable, Optional
+
+import libcst as cst
+
+
+def dotted(node: cst.BaseExpression) -> Optional[str]:
+    """``a.b.c`` for a Name/Attribute chain, else None."""
+    parts = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if isinstance(node, cst.Name):
+        parts.append(node.value)
+        return ".".join(reversed(parts))
+    return None
+
+
+def attr_chain(path: str) -> cst.BaseExpression:
+    """The expression for a dotted path (inverse of :func:`dotted`)."""
+    head, *rest = path.split(".")
+    node: cst.BaseExpression = cst.Name(head)
+    for part in rest:
+        node = cst.Attribute(value=node, attr=cst.Name(part))
+    return node
+
+
+def kwarg(call: cst.Call, name: str) -> Optional[cst.Arg]:
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg
+    return None
+
+
+def positional(call: cst.Call) -> list:
+    return [a for a in call.args if a.keyword is None and not a.star]
+
+
+def has_star_args(call: cst.Call) -> bool:
+    return any(a.star for a in call.args)
+
+
+def without_kwargs(call: cst.Call, names: Iterable[str]) -> cst.Call:
+    names = set(names)
+    args = [a for a in call.args if not (a.keyword is not None and a.keyword.value in names)]
+    return call.with_changes(args=_fix_trailing_comma(args, call.args))
+
+
+def with_kwarg(call: cst.Call, name: str, value: cst.BaseExpression) -> cst.Call:
+    """Add ``name=value`` at the end, or replace the value of an existing ``name=``."""
+    existing = kwarg(call, name)
+    if existing is not None:
+        return call.with_changes(
+            args=[a.with_changes(value=value) if a is existing else a for a in call.args]
+        )
+    args = list(call.args)
+    new = cst.Arg(keyword=cst.Name(name), value=value, equal=_EQUAL)
+    if args:
+        last = args[-1]
+        # Keep the author's layout: a call written one argument per line gets the new one on a
+        # line of its own too, with the same indentation and trailing comma.
+        comma = last.comma
+        if isinstance(comma, cst.Comma) and _is_multiline(comma):
+            args[-1] = last
+            new = new.with_changes(comma=comma)
+        else:
+            args[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+            if isinstance(comma, cst.Comma):
+                new = new.with_changes(comma=comma)
+    args.append(new)
+    return call.with_changes(args=args)
+
+
+_EQUAL = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
+
+
+def _is_multiline(comma: cst.Comma) -> bool:
+    return isinstance(comma.whitespace_after, cst.ParenthesizedWhitespace)
+
+
+def _fix_trailing_comma(new_args: list, old_args: Iterable[cst.Arg]) -> list:
+    """After removing arguments, the new last one takes the old last one's trailing comma."""
+    old_args = list(old_args)
+    if not new_args or not old_args or new_args[-1] is old_args[-1]:
+        return new_args
+    new_args = list(new_args)
+    new_args[-1] = new_args[-1].with_changes(comma=old_args[-1].comma)
+    return new_args
+
+
+def names_in(node: cst.CSTNode) -> set:
+    """Every identifier spelled in ``node`` (names, attributes, parameters)."""
+    found: set = set()
+
+    class _V(cst.CSTVisitor):
+        def visit_Name(self, n: cst.Name) -> None:
+            found.add(n.value)
+
+    node.visit(_V())
+    return found
+
+
+def fresh_name(base: str, taken: set) -> str:
+    """``base``, or ``base_2``, ``base_3``... whichever is not taken; records it as taken."""
+    name, i = base, 2
+    while name in taken:
+        name = f"{base}_{i}"
+        i += 1
+    taken.add(name)
+    return name
+
+
+def code(node: cst.CSTNode) -> str:
+    return cst.Module(body=[]).code_for_node(node)

@@ -1,0 +1,387 @@
+"""Convert one source text. Pure: no file I/O here (see files.py and runner.py for that).
+
+Order of work: find DALI names; analyse every ``@pipeline_def`` function; plan the rewrite of its
+uses in the file; anything that stops a pipeline's conversion leaves that pipeline and its uses as
+they were, with markers; then apply everything in one transformer pass and fix the imports.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from typing import Optional
+
+import libcst as cst
+import libcst.matchers as m
+
+from dali_migrate import call_sites, markers, parents as parents_mod, rules as rules_mod
+from dali_migrate.catalog import load as load_catalog
+from dali_migrate.config import Config
+from dali_migrate.cst_util import code, fresh_name, names_in, without_kwargs
+from dali_migrate.dali_imports import MATH, collect
+from dali_migrate.model import ConversionError, ConversionResult
+from dali_migrate.pipeline_analysis import analyze, helpers_with_ops, pipeline_decorator
+from dali_migrate.pipeline_context import PipelineContext
+from dali_migrate.rules import pipeline_def as pipeline_rule
+from dali_migrate.rules.base import CallSiteRule, DetectorRule, OpCallRule
+
+# Cheap text test run before any parsing: a file that never says "dali" cannot import it.
+_DALI_WORD = re.compile(r"dali", re.IGNORECASE)
+
+
+def mentions_dali(text: str) -> bool:
+    return _DALI_WORD.search(text) is not None
+
+
+def _enabled(config: Config) -> Optional[frozenset]:
+    return config.enabled_rules
+
+
+def _on(rule, enabled) -> bool:
+    return enabled is None or rule.id in enabled
+
+
+def convert_source(source: str, *, path: str = "<string>", config: Optional[Config] = None) -> ConversionResult:
+    """Return the converted text and the markers left. Raises ConversionError if it does not parse."""
+    config = config or Config()
+    try:
+        module = cst.parse_module(source)
+    except cst.ParserSyntaxError as e:
+        raise ConversionError(f"does not parse: {e.message}", line=e.raw_line) from None
+    names = collect(module)
+    if not names.any_dali:
+        return ConversionResult(source=source, output=source, markers=markers.scan(source))
+    converter = _Converter(module, names, config)
+    output = converter.run()
+    return ConversionResult(
+        source=source,
+        output=output,
+        markers=markers.scan(output),
+        rewrites=converter.rewrites,
+        pipelines_converted=len(converter.converted),
+        pipelines_left=converter.left,
+    )
+
+
+class _Converter:
+    def __init__(self, module: cst.Module, names, config: Config):
+        self.module, self.names, self.config = module, names, config
+        self.catalog = load_catalog()
+        self.enabled = _enabled(config)
+        self.all_rules = rules_mod.all_rules()
+        self.op_rules = [r for r in self.all_rules if isinstance(r, OpCallRule)]
+        self.site_rules = [r for r in self.all_rules if isinstance(r, CallSiteRule) and _on(r, self.enabled)]
+        self.detectors = [r for r in self.all_rules if isinstance(r, DetectorRule) and _on(r, self.enabled)]
+        self.parents = parents_mod.build(module)
+        self.taken = names_in(module)
+        self.ndd = self._ndd_alias()
+        self.marks: dict = {}  # id(statement) -> [(rule, reason)]
+        self.replace: dict = {}  # id(original FunctionDef) -> converted FunctionDef
+        self.converted: dict = {}
+        self.left = 0
+        self.rewrites = 0
+
+    # -- names -------------------------------------------------------------------------------
+    def _ndd_alias(self) -> str:
+        existing = self.names.local_names_for(self.config.ndd_module)
+        for stmt, bound in self.names.statements:
+            if isinstance(stmt, cst.Import):
+                for alias in stmt.names:
+                    if code(alias.name) == self.config.ndd_module and alias.asname is not None:
+                        return alias.asname.name.value
+        if existing:
+            return existing[0]
+        return fresh_name("ndd", self.taken)
+
+    def _numpy_alias(self) -> Optional[str]:
+        for stmt in m.findall(self.module, m.Import()):
+            for alias in stmt.names:
+                if code(alias.name) == "numpy":
+                    return alias.asname.name.value if alias.asname else "numpy"
+        return None
+
+    def _mark(self, stmt, rule: str, reason: str) -> None:
+        if stmt is None:
+            return
+        entry = self.marks.setdefault(id(stmt), [])
+        if (rule, reason) not in entry:
+            entry.append((rule, reason))
+
+    # -- the work ----------------------------------------------------------------------------
+    def run(self) -> str:
+        pipelines = self._analyse_pipelines()
+        readers = {name: conv[1] for name, conv in pipelines.items()}
+        infos = {name: conv[0] for name, conv in pipelines.items()}
+        plans = call_sites.plan(
+            self.module, self.parents, infos, self.site_rules, self.ndd, self._numpy_alias(), readers
+        )
+        site_rewrites: dict = {}
+        drops: dict = {}
+        for name, plan in plans.items():
+            info, _, new_func = pipelines[name]
+            if plan.blockers:
+                self.left += 1
+                for stmt, reason in plan.blockers:
+                    self._mark(stmt, "call-site", reason)
+                self._mark(info.func, pipeline_rule.RULE.id, "not converted: some uses of this pipeline in this file need a person (see the markers there)")
+                continue
+            self.converted[name] = info
+            self.replace[id(info.func)] = new_func
+            site_rewrites.update(plan.rewrites)
+            drops.update(plan.drop_kwargs)
+        for det in self.detectors:
+            for stmt, reason in det.find(self.module, self.names, self.parents, set(self.converted)):
+                self._mark(stmt, det.id, reason)
+        new_module = self.module.visit(_Apply(self, site_rewrites, drops))
+        if self.converted:
+            new_module = _fix_imports(self.module, new_module, self.names, self.ndd, self.config.ndd_module)
+        return new_module.code
+
+    def _analyse_pipelines(self) -> dict:
+        helpers = helpers_with_ops(self.module, self.names)
+        found = {}
+        seen_names: dict = {}
+        for func in m.findall(self.module, m.FunctionDef()):
+            dec = pipeline_decorator(func, self.names)
+            if dec is None:
+                continue
+            seen_names.setdefault(func.name.value, []).append(func)
+            info = analyze(func, dec, self.names, self.catalog, helpers)
+            if isinstance(self.parents.scope(func), cst.ClassDef):
+                info.blockers.append("pipeline defined as a method: convert by hand")
+            ctx = PipelineContext(
+                names=self.names, catalog=self.catalog, ndd=self.ndd, taken=self.taken, setup_names=info.setup_names
+            )
+            self._op_rule_blockers(info, ctx)
+            if info.blockers:
+                self.left += 1
+                self._mark(func, pipeline_rule.RULE.id, "pipeline not converted:")
+                for reason in info.blockers:
+                    self._mark(func, pipeline_rule.RULE.id, reason)
+                continue
+            found[func.name.value] = self._convert_pipeline(info, ctx)
+        for name, funcs in seen_names.items():
+            if len(funcs) > 1 and name in found:
+                # Calls by name cannot tell the definitions apart.
+                del found[name]
+                self.left += 1
+                for func in funcs:
+                    self._mark(func, pipeline_rule.RULE.id, f"several pipelines are named {name}: convert by hand")
+        return found
+
+    def _op_rule_blockers(self, info, ctx) -> None:
+        for call, op in info.op_calls:
+            for rule in self.op_rules:
+                if not rule.applies(op):
+                    continue
+                reason = rule.blocker(call, op, ctx)
+                if reason is None and not _on(rule, self.enabled):
+                    probe = copy.copy(ctx)
+                    probe.hoisted, probe.taken = [], set(ctx.taken)
+                    if not rule.rewrite(call, op, probe).deep_equals(call):
+                        reason = f"fn.{op.fn_name} needs rule {rule.id}, which is disabled"
+                if reason and reason not in info.blockers:
+                    info.blockers.append(reason)
+
+    def _convert_pipeline(self, info, ctx) -> tuple:
+        rewriter = _OpRewriter(self.names, self.catalog, ctx, self.op_rules)
+        statements = [stmt.visit(rewriter) for stmt in info.statements]
+        returned = info.returned.visit(rewriter)
+        reader_call = None
+        if info.reader_index is not None:
+            reader_call = statements[info.reader_index].body[0].value
+        self.rewrites += rewriter.count + 1
+        new_func = pipeline_rule.build(info, ctx, statements, returned, reader_call)
+        return info, reader_call, new_func
+
+
+class _OpRewriter(cst.CSTTransformer):
+    def __init__(self, names, catalog, ctx, rules):
+        self.names, self.catalog, self.ctx, self.rules = names, catalog, ctx, rules
+        self.count = 0
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        op_path = self.names.fn_op(original.func)
+        if op_path is None:
+            q = self.names.qualify(original.func)
+            if q and q.startswith(MATH + "."):
+                self.count += 1
+                return updated.with_changes(func=self.ctx.ndd_attr("math." + q[len(MATH) + 1 :]))
+            return updated
+        op = self.catalog.fn(op_path)
+        for rule in self.rules:
+            if rule.applies(op):
+                updated = rule.rewrite(updated, op, self.ctx)
+        self.count += 1
+        return updated
+
+
+class _Apply(cst.CSTTransformer):
+    """One pass that swaps converted functions in, rewrites call sites and adds markers."""
+
+    def __init__(self, conv: _Converter, site_rewrites: dict, drops: dict):
+        self.conv, self.site_rewrites, self.drops = conv, site_rewrites, drops
+        self.removed: set = set()
+
+    def _with_marks(self, original, updated):
+        marks = self.conv.marks.get(id(original))
+        if not marks:
+            return updated
+        for rule, reason in marks:
+            updated = markers.add(updated, rule, [reason])
+        return updated
+
+    def leave_FunctionDef(self, original, updated):
+        new = self.conv.replace.get(id(original))
+        if new is not None:
+            return new
+        return self._with_marks(original, updated)
+
+    def leave_Call(self, original, updated):
+        if id(original) in self.drops:
+            updated = without_kwargs(updated, self.drops[id(original)])
+        entry = self.site_rewrites.get(id(original))
+        if entry is None:
+            return updated
+        rule, site = entry
+        self.conv.rewrites += 1
+        receiver = call_sites._receiver(updated)
+        new = rule.rewrite(updated, receiver, site)
+        if new is None:
+            self.removed.add(id(original))
+            return updated
+        return new
+
+    def leave_Subscript(self, original, updated):
+        entry = self.site_rewrites.get(id(original))
+        if entry is None:
+            return updated
+        rule, site = entry
+        self.conv.rewrites += 1
+        return rule.rewrite(updated, updated.value, site)
+
+    def leave_SimpleStatementLine(self, original, updated):
+        body = [
+            new
+            for old, new in zip(original.body, updated.body)
+            if not (isinstance(old, cst.Expr) and id(old.value) in self.removed)
+        ]
+        if not body:
+            return cst.RemovalSentinel.REMOVE
+        if len(body) != len(updated.body):
+            body[-1] = body[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
+            updated = updated.with_changes(body=body)
+        return self._with_marks(original, updated)
+
+    def leave_IndentedBlock(self, original, updated):
+        if not updated.body:
+            return updated.with_changes(body=[cst.SimpleStatementLine([cst.Pass()])])
+        return updated
+
+    def leave_ClassDef(self, original, updated):
+        return self._with_marks(original, updated)
+
+    def _compound(self, original, updated):
+        return self._with_marks(original, updated)
+
+    leave_If = leave_For = leave_While = leave_With = leave_Try = _compound
+
+
+def _fix_imports(old: cst.Module, new: cst.Module, names, ndd: str, ndd_module: str) -> cst.Module:
+    """Add the ndd import; drop DALI imports that the conversion left unused."""
+    used_before = _names_outside_imports(old)
+    used_after = _names_outside_imports(new)
+    gone = {n for n in used_before - used_after}
+    dali_import_ids = {id(stmt) for stmt, _ in collect(new).statements}
+    need_ndd = ndd not in names.aliases
+
+    class _Fix(cst.CSTTransformer):
+        def __init__(self):
+            self.last_dali_import = None
+
+        def leave_Import(self, original, updated):
+            if id(original) not in dali_import_ids:
+                return updated
+            keep = [a for a in updated.names if _bound(a) not in gone]
+            return _rebuild(updated, keep)
+
+        def leave_ImportFrom(self, original, updated):
+            if id(original) not in dali_import_ids or isinstance(updated.names, cst.ImportStar):
+                return updated
+            keep = [a for a in updated.names if _bound(a) not in gone]
+            return _rebuild(updated, keep)
+
+        def leave_SimpleStatementLine(self, original, updated):
+            if not updated.body:
+                return cst.RemovalSentinel.REMOVE
+            return updated
+
+    fixed = new.visit(_Fix())
+    if need_ndd:
+        fixed = _add_import(fixed, f"import {ndd_module} as {ndd}")
+    return fixed
+
+
+def _bound(alias) -> str:
+    if alias.asname is not None:
+        return alias.asname.name.value
+    return code(alias.name).split(".")[0]
+
+
+def _rebuild(node, keep):
+    if not keep:
+        return cst.RemovalSentinel.REMOVE
+    if len(keep) != len(node.names):
+        keep = list(keep)
+        keep[-1] = keep[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        return node.with_changes(names=keep)
+    return node
+
+
+def _names_outside_imports(module: cst.Module) -> set:
+    found: set = set()
+
+    class _V(cst.CSTVisitor):
+        def visit_Import(self, node):
+            return False
+
+        def visit_ImportFrom(self, node):
+            return False
+
+        def visit_Name(self, node):
+            found.add(node.value)
+
+    module.visit(_V())
+    return found
+
+
+def _is_import_line(stmt) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and all(isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body)
+
+
+def _is_dali_import_line(stmt) -> bool:
+    if not _is_import_line(stmt):
+        return False
+    text = code(stmt)
+    return "nvidia" in text
+
+
+def _add_import(module: cst.Module, line: str) -> cst.Module:
+    """Put the import after the last top-level DALI import (else after the last import, else at the top)."""
+    new_stmt = cst.parse_statement(line + "\n")
+    body = list(module.body)
+    anchor = None
+    for i, stmt in enumerate(body):
+        if _is_dali_import_line(stmt):
+            anchor = i
+    if anchor is None:
+        for i, stmt in enumerate(body):
+            if _is_import_line(stmt):
+                anchor = i
+    if anchor is None:
+        # After a module docstring and __future__ imports, if any.
+        anchor = -1
+        if body and isinstance(body[0], cst.SimpleStatementLine) and m.matches(body[0].body[0], m.Expr(m.SimpleString())):
+            anchor = 0
+    body.insert(anchor + 1, new_stmt)
+    return module.with_changes(body=body)

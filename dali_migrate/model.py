@@ -1,0 +1,66 @@
+"""What a conversion produces: per-file results and the markers left for a person."""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from typing import Optional
+
+#: Every marker the codemod writes starts with this, so a later run can recognise its own
+#: markers (no duplicates) and ``--check`` can count what still needs a person.
+MARKER_PREFIX = "# dali-migrate:"
+
+
+class Status(str, enum.Enum):
+    CONVERTED = "converted"  # every pipeline-mode construct was rewritten
+    PARTIAL = "partial"  # something was rewritten, something was left with a marker
+    UNCHANGED = "unchanged"  # nothing to do (no DALI code, or already converted)
+    NEEDS_REVIEW = "needs-review"  # nothing rewritten, but markers were left/are present
+    ERROR = "error"  # could not be read, parsed or converted; file untouched
+
+
+@dataclasses.dataclass(frozen=True)
+class Marker:
+    """A construct left as it was, with what a person must do about it."""
+
+    line: int  # 1-based line in the *output* text where the marker comment stands
+    rule: str  # id of the rule that gave up
+    reason: str  # what a person must do
+
+    def as_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+@dataclasses.dataclass
+class ConversionResult:
+    """The outcome of converting one source text (no I/O involved)."""
+
+    source: str
+    output: str
+    markers: list[Marker] = dataclasses.field(default_factory=list)
+    rewrites: int = 0  # how many constructs were rewritten
+    pipelines_converted: int = 0
+    pipelines_left: int = 0
+
+    @property
+    def changed(self) -> bool:
+        return self.output != self.source
+
+    @property
+    def status(self) -> Status:
+        if not self.changed and not self.markers:
+            return Status.UNCHANGED
+        if not self.changed:
+            return Status.NEEDS_REVIEW
+        if self.markers:
+            return Status.PARTIAL
+        return Status.CONVERTED
+
+
+class ConversionError(Exception):
+    """The input cannot be converted at all (e.g. it does not parse)."""
+
+    def __init__(self, message: str, line: Optional[int] = None):
+        super().__init__(message)
+        self.message = message
+        self.line = line

@@ -1,0 +1,436 @@
+"""Reads a ``@pipeline_def`` function and decides whether it can be converted with certainty.
+
+The result says which statements run once (setup: plain Python, the reader) and which run every
+iteration (anything touching DALI data), what the pipeline returns, and every reason the
+conversion would not be exact (``blockers``). A pipeline with any blocker is left untouched.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Optional
+
+import libcst as cst
+import libcst.matchers as m
+
+from dali_migrate.catalog import Catalog, OpInfo
+from dali_migrate.cst_util import code, dotted, kwarg, names_in
+from dali_migrate.dali_imports import FN, MATH, DaliNames
+
+SETTINGS = ("batch_size", "num_threads", "device_id", "seed")
+
+# Pipeline arguments that only tune how a pipeline executes; dynamic mode has no use for them and
+# dropping them changes no output.
+PERF_ONLY = {
+    "exec_pipelined", "prefetch_queue_depth", "exec_async", "bytes_per_sample", "set_affinity",
+    "max_streams", "default_cuda_stream_priority", "enable_memory_stats", "py_num_workers",
+    "py_start_method", "py_callback_pickler", "exec_dynamic", "experimental_exec_dynamic",
+    "stream_policy", "concurrency", "output_dtype", "output_ndim", "debug",
+}
+# Pipeline arguments whose meaning a plain loop does not keep; each gets a reason.
+NOT_CONVERTED = {
+    "enable_conditionals": "enable_conditionals=True makes `if` on data per-sample; convert the conditionals by hand (not automated yet)",
+    "enable_checkpointing": "checkpointing: use ndd.checkpoint.Checkpoint with readers made with enable_checkpointing=True (not automated yet)",
+    "checkpoint": "restoring a checkpoint: use ndd.checkpoint.Checkpoint (not automated yet)",
+    "output_layout": "output_layout= changes the outputs' layouts; set them with ndd.reshape(..., layout=...) by hand",
+}
+
+
+@dataclasses.dataclass
+class PipelineInfo:
+    func: cst.FunctionDef
+    decorator: cst.Decorator
+    settings: dict  # setting name -> default expression from the decorator (absent if not given)
+    blockers: list = dataclasses.field(default_factory=list)
+    docstring: Optional[cst.BaseStatement] = None
+    statements: list = dataclasses.field(default_factory=list)  # body without docstring and return
+    setup: set = dataclasses.field(default_factory=set)  # indices into statements that run once
+    reader_index: Optional[int] = None
+    reader_call: Optional[cst.Call] = None
+    reader_op: Optional[OpInfo] = None
+    returned: Optional[cst.BaseExpression] = None
+    returns_tuple: bool = True  # False: one output, to be wrapped in a 1-tuple
+    uses_gpu: bool = False
+    has_random: bool = False
+    setup_names: set = dataclasses.field(default_factory=set)
+    op_calls: list = dataclasses.field(default_factory=list)  # (call, OpInfo) as written
+
+    @property
+    def name(self) -> str:
+        return self.func.name.value
+
+
+def pipeline_decorator(func: cst.FunctionDef, names: DaliNames) -> Optional[cst.Decorator]:
+    for dec in func.decorators:
+        target = dec.decorator.func if isinstance(dec.decorator, cst.Call) else dec.decorator
+        if names.is_pipeline_def(target):
+            return dec
+    return None
+
+
+def _truthy_literal(expr: cst.BaseExpression) -> Optional[bool]:
+    if isinstance(expr, cst.Name) and expr.value in ("True", "False", "None"):
+        return expr.value == "True"
+    if isinstance(expr, cst.Integer):
+        return expr.evaluated_value != 0
+    return None
+
+
+def _decorator_settings(dec: cst.Decorator, info: PipelineInfo) -> None:
+    if not isinstance(dec.decorator, cst.Call):
+        return
+    for arg in dec.decorator.args:
+        if arg.keyword is None:
+            info.blockers.append(f"@pipeline_def with positional arguments ({code(arg)}): convert by hand")
+            continue
+        key = arg.keyword.value
+        if key in SETTINGS:
+            info.settings[key] = arg.value
+        elif key in PERF_ONLY:
+            continue
+        elif key in NOT_CONVERTED:
+            if key == "enable_conditionals" and _truthy_literal(arg.value) is False:
+                continue
+            info.blockers.append(NOT_CONVERTED[key])
+        else:
+            info.blockers.append(f"unknown pipeline argument {key}=: convert by hand")
+
+
+def _assigned_names(stmt: cst.CSTNode) -> set:
+    """Names a statement binds (assignment targets, for/with targets), at any depth."""
+    found: set = set()
+
+    def targets(node):
+        if node is None:
+            return
+        found.update(names_in(node) if not isinstance(node, (cst.Attribute, cst.Subscript)) else set())
+
+    class _V(cst.CSTVisitor):
+        def visit_AssignTarget(self, node):
+            targets(node.target)
+
+        def visit_AnnAssign(self, node):
+            targets(node.target)
+
+        def visit_AugAssign(self, node):
+            targets(node.target)
+
+        def visit_For(self, node):
+            targets(node.target)
+
+        def visit_AsName(self, node):
+            targets(node.name)
+
+        def visit_NamedExpr(self, node):
+            targets(node.target)
+
+    stmt.visit(_V())
+    return found
+
+
+class _BodyScan(cst.CSTVisitor):
+    """Finds DALI calls, references and constructs that stop the conversion."""
+
+    def __init__(self, names: DaliNames, catalog: Catalog, helpers: dict):
+        self.names, self.catalog, self.helpers = names, catalog, helpers
+        self.calls: list = []  # (call, OpInfo)
+        self.blockers: list = []
+        self.uses_gpu = False
+        self.depth = 0  # nesting inside def/lambda/class
+        self._call_funcs: set = set()
+
+    def _block(self, reason):
+        if reason not in self.blockers:
+            self.blockers.append(reason)
+
+    def visit_FunctionDef(self, node):
+        self.depth += 1
+
+    def leave_FunctionDef(self, node):
+        self.depth -= 1
+
+    def visit_Lambda(self, node):
+        self.depth += 1
+
+    def leave_Lambda(self, node):
+        self.depth -= 1
+
+    def visit_ClassDef(self, node):
+        self.depth += 1
+
+    def leave_ClassDef(self, node):
+        self.depth -= 1
+
+    def visit_Yield(self, node):
+        self._block("the pipeline function contains `yield`: convert by hand")
+
+    def visit_Await(self, node):
+        self._block("the pipeline function contains `await`: convert by hand")
+
+    def visit_Call(self, node: cst.Call):
+        self._call_funcs.add(id(node.func))
+        op_path = self.names.fn_op(node.func)
+        if m.matches(node.func, m.Attribute(attr=m.Name("gpu"))):
+            self.uses_gpu = True
+        if op_path is None:
+            q = self.names.qualify(node.func)
+            if q is not None and q.startswith("nvidia.") and not q.startswith(MATH + ".") and not q.startswith("nvidia.dali.types."):
+                self._block(f"{dotted(node.func)}(...) is not converted automatically: convert this pipeline by hand")
+            callee = dotted(node.func)
+            if callee in self.helpers:
+                self._block(
+                    f"calls {callee}(), which builds DALI operators itself: helpers are not converted yet, convert by hand"
+                )
+            return
+        if self.depth:
+            self._block(f"fn.{op_path} is called inside a nested function or lambda: convert by hand")
+        info = self.catalog.fn(op_path)
+        if info is None:
+            self._block(f"fn.{op_path} is not a DALI {self.catalog.dali_version} operator known to dali-migrate")
+            return
+        if any(a.star for a in node.args):
+            self._block(f"fn.{op_path} is called with *args/**kwargs: cannot see its arguments, convert by hand")
+        device = kwarg(node, "device")
+        if device is not None:
+            if not isinstance(device.value, cst.SimpleString) or device.value.evaluated_value != "cpu":
+                self.uses_gpu = True
+        self.calls.append((node, info))
+
+    def visit_Attribute(self, node: cst.Attribute):
+        if id(node) in self._call_funcs:
+            return
+        q = self.names.qualify(node)
+        if q is not None and q.startswith(FN + ".") and q.count(".") >= 3:
+            # fn.<op> used as a value (not called); partial chains like fn.readers are inner nodes
+            op = q[len(FN) + 1 :]
+            if self.catalog.fn(op) is not None:
+                self._block(f"fn.{op} is used as a value, not called: convert by hand")
+
+
+def _helpers_with_ops(module: cst.Module, names: DaliNames) -> dict:
+    """Module-level functions that call DALI operators themselves (not pipelines)."""
+    found = {}
+    for stmt in module.body:
+        if isinstance(stmt, cst.FunctionDef) and pipeline_decorator(stmt, names) is None:
+            hit = m.findall(stmt, m.Call(func=m.MatchIfTrue(lambda f: names.fn_op(f) is not None)))
+            if hit:
+                found[stmt.name.value] = stmt
+    return found
+
+
+def helpers_with_ops(module: cst.Module, names: DaliNames) -> dict:
+    return _helpers_with_ops(module, names)
+
+
+def _is_docstring(stmt: cst.BaseStatement) -> bool:
+    return (
+        isinstance(stmt, cst.SimpleStatementLine)
+        and len(stmt.body) == 1
+        and isinstance(stmt.body[0], cst.Expr)
+        and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )
+
+
+def _param_names(params: cst.Parameters) -> set:
+    found = set()
+    for p in [*params.posonly_params, *params.params, *params.kwonly_params]:
+        found.add(p.name.value)
+    for p in (params.star_arg, params.star_kwarg):
+        if isinstance(p, cst.Param):
+            found.add(p.name.value)
+    return found
+
+
+def analyze(func: cst.FunctionDef, dec: cst.Decorator, names: DaliNames, catalog: Catalog, helpers: dict) -> PipelineInfo:
+    info = PipelineInfo(func=func, decorator=dec, settings={})
+    _decorator_settings(dec, info)
+    if len(func.decorators) > 1:
+        info.blockers.append("the pipeline function has other decorators too: convert by hand")
+    if func.asynchronous is not None:
+        info.blockers.append("async pipeline function: convert by hand")
+
+    params = _param_names(func.params)
+    clash = sorted(params & set(SETTINGS))
+    if clash:
+        info.blockers.append(f"parameter(s) {', '.join(clash)} clash with the pipeline settings the converted function takes")
+
+    if not isinstance(func.body, cst.IndentedBlock):
+        info.blockers.append("one-line pipeline function: convert by hand")
+        return info
+    body = list(func.body.body)
+    if body and _is_docstring(body[0]):
+        info.docstring = body.pop(0)
+
+    # The outputs: a single `return` as the last statement.
+    last = body[-1] if body else None
+    if (
+        isinstance(last, cst.SimpleStatementLine)
+        and len(last.body) == 1
+        and isinstance(last.body[0], cst.Return)
+        and last.body[0].value is not None
+    ):
+        info.returned = last.body[0].value
+        body.pop()
+    else:
+        info.blockers.append("the pipeline does not end with `return <outputs>`: convert by hand")
+    if any(m.findall(stmt, m.Return()) for stmt in body):
+        info.blockers.append("the pipeline returns from more than one place: convert by hand")
+    info.statements = body
+
+    scan = _BodyScan(names, catalog, helpers)
+    func.body.visit(scan)
+    info.blockers.extend(b for b in scan.blockers if b not in info.blockers)
+    info.op_calls = scan.calls
+    info.uses_gpu = scan.uses_gpu
+    info.has_random = any(op.is_random for _, op in scan.calls)
+
+    readers = [(call, op) for call, op in scan.calls if op.is_reader]
+    if len(readers) > 1:
+        info.blockers.append(
+            "the pipeline has several readers: their epochs end at different times, so one loop cannot keep their order; convert by hand"
+        )
+    elif readers:
+        call, op = readers[0]
+        for i, stmt in enumerate(body):
+            if (
+                isinstance(stmt, cst.SimpleStatementLine)
+                and len(stmt.body) == 1
+                and isinstance(stmt.body[0], cst.Assign)
+                and len(stmt.body[0].targets) == 1
+                and stmt.body[0].value is call
+            ):
+                info.reader_index, info.reader_call, info.reader_op = i, call, op
+                break
+        else:
+            info.blockers.append(
+                f"fn.{op.fn_name} must be assigned on a line of its own at the top level of the pipeline to be converted"
+            )
+        if kwarg(call, "device") is not None and info.reader_index is not None:
+            dev = kwarg(call, "device").value
+            if not (isinstance(dev, cst.SimpleString) and dev.evaluated_value == "cpu"):
+                info.blockers.append(f"fn.{op.fn_name} with device= other than \"cpu\": convert by hand")
+
+    _classify(info, params)
+    _classify_return(info, catalog, names)
+    return info
+
+
+def _classify(info: PipelineInfo, params: set) -> None:
+    """Split the body into setup (runs once) and per-iteration statements.
+
+    A statement is per-iteration when it calls a DALI operator or reads a name bound by such a
+    statement. The reader runs once. A plain-Python statement that rebinds a name an earlier
+    per-iteration statement read must stay in place, so it stays in the loop.
+    """
+    graph_names: set = set()
+    read_by_graph: set = set()
+    setup_names = set(params)
+    call_ids = {id(c) for c, _ in info.op_calls}
+    for i, stmt in enumerate(info.statements):
+        assigned = _assigned_names(stmt)
+        if i == info.reader_index:
+            info.setup.add(i)
+            graph_names |= assigned
+            continue
+        has_call = _contains_call(stmt, call_ids)
+        used = names_in(stmt)
+        is_graph = has_call or bool(used & graph_names) or bool(assigned & read_by_graph)
+        if is_graph:
+            graph_names |= assigned
+            read_by_graph |= used
+        else:
+            info.setup.add(i)
+            setup_names |= assigned
+    info.setup_names = setup_names
+
+
+def _contains_call(stmt: cst.CSTNode, call_ids: set) -> bool:
+    found = False
+
+    class _V(cst.CSTVisitor):
+        def visit_Call(self, node):
+            nonlocal found
+            if id(node) in call_ids:
+                found = True
+
+    stmt.visit(_V())
+    return found
+
+
+def _classify_return(info: PipelineInfo, catalog: Catalog, names: DaliNames) -> None:
+    value = info.returned
+    if value is None:
+        return
+    if isinstance(value, (cst.Tuple, cst.List)):
+        if any(isinstance(e, cst.StarredElement) for e in value.elements):
+            info.blockers.append("the pipeline returns a starred expression: convert by hand")
+        info.returns_tuple = True
+        return
+    # One expression: one output, unless it is a multi-output operator's or reader's result.
+    if isinstance(value, cst.Call):
+        op = names.fn_op(value.func)
+        info_op = catalog.fn(op) if op else None
+        if info_op is not None and (info_op.num_outputs or 1) == 1 and not info_op.is_reader:
+            info.returns_tuple = False
+            return
+        if info_op is None and names.fn_op(value.func) is None and not m.matches(value.func, m.Attribute()):
+            info.blockers.append(f"cannot tell whether {code(value)} is one output or several: convert by hand")
+            return
+        info.returns_tuple = False
+        return
+    if isinstance(value, cst.Name):
+        binding = _binding_of(info, value.value)
+        if binding is None:
+            info.blockers.append(f"cannot tell whether `{value.value}` is one output or several: convert by hand")
+            return
+        kind = _value_kind(binding, catalog, names, info)
+        if kind is None:
+            info.blockers.append(f"cannot tell whether `{value.value}` is one output or several: convert by hand")
+            return
+        info.returns_tuple = kind == "tuple"
+        return
+    # Arithmetic, attribute calls (.gpu()), subscripts: one DataNode.
+    info.returns_tuple = False
+
+
+def _binding_of(info: PipelineInfo, name: str) -> Optional[cst.BaseExpression]:
+    """The value last assigned to ``name`` by a simple top-level ``name = value``, if that is the only binding."""
+    value = None
+    count = 0
+    for stmt in info.statements:
+        if name not in _assigned_names(stmt):
+            continue
+        count += 1
+        if (
+            isinstance(stmt, cst.SimpleStatementLine)
+            and len(stmt.body) == 1
+            and isinstance(stmt.body[0], cst.Assign)
+            and len(stmt.body[0].targets) == 1
+            and m.matches(stmt.body[0].targets[0].target, m.Name(name))
+        ):
+            value = stmt.body[0].value
+        else:
+            value = None
+    return value if count >= 1 else None
+
+
+def _value_kind(value: cst.BaseExpression, catalog: Catalog, names: DaliNames, info: PipelineInfo) -> Optional[str]:
+    if isinstance(value, (cst.Tuple, cst.List)):
+        return "tuple"
+    if isinstance(value, (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison)):
+        return "single"
+    if isinstance(value, cst.Call):
+        op = names.fn_op(value.func)
+        if op:
+            op_info = catalog.fn(op)
+            if op_info is None:
+                return None
+            if op_info.is_reader:
+                return "tuple"
+            return "single" if op_info.num_outputs == 1 else None
+        if m.matches(value.func, m.Attribute(attr=m.Name("gpu") | m.Name("cpu"))):
+            return "single"
+        q = names.qualify(value.func)
+        if q and q.startswith(MATH + "."):
+            return "single"
+    return None

@@ -1,0 +1,45 @@
+"""What the operator-call rules need to know about the pipeline they work in."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import libcst as cst
+
+from dali_migrate.catalog import Catalog
+from dali_migrate.cst_util import attr_chain, fresh_name
+from dali_migrate.dali_imports import DaliNames
+
+
+@dataclasses.dataclass
+class PipelineContext:
+    names: DaliNames
+    catalog: Catalog
+    ndd: str  # the local name the converted code uses for the ndd module
+    taken: set  # identifiers already used in the module; new ones must avoid them
+    batch_size: str = "batch_size"
+    seed: str = "seed"
+    #: names bound by statements that run once, before the loop (parameters, setup code)
+    setup_names: set = dataclasses.field(default_factory=set)
+    #: statements to run once before the loop, made by rules (e.g. an RNG for an explicit seed)
+    hoisted: list = dataclasses.field(default_factory=list)
+    rng_name: str = ""  # set on first use, see :meth:`rng`
+
+    def ndd_attr(self, path: str) -> cst.BaseExpression:
+        return attr_chain(f"{self.ndd}.{path}")
+
+    def rng(self) -> cst.Name:
+        """The pipeline-wide RNG, seeded with the pipeline seed (created before the loop)."""
+        if not self.rng_name:
+            self.rng_name = fresh_name("rng", self.taken)
+        return cst.Name(self.rng_name)
+
+    def hoist_rng(self, base: str, seed: cst.BaseExpression) -> cst.Name:
+        """A separate RNG for an operator that had its own ``seed=``, created once before the loop."""
+        name = fresh_name(base, self.taken)
+        call = cst.Call(func=self.ndd_attr("random.RNG"), args=[cst.Arg(keyword=cst.Name("seed"), value=seed, equal=_EQ)])
+        self.hoisted.append(cst.SimpleStatementLine(body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(name))], value=call)]))
+        return cst.Name(name)
+
+
+_EQ = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))

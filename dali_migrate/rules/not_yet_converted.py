@@ -1,0 +1,71 @@
+"""Marks pipeline-mode code that no rule converts yet, so ``--check`` and the report show it.
+
+Legacy ``Pipeline`` subclasses and ``with pipe:`` graphs, framework iterators, serialization and
+helpers that build operators are left as they are; each gets one marker saying what to do.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+import libcst.matchers as m
+
+from dali_migrate.dali_imports import FN, OPS, PIPELINE_CLASS
+from dali_migrate.rules.base import DetectorRule
+
+_ITERATOR_HINT = (
+    "framework iterator over a pipeline: not converted yet; iterate the converted generator and use "
+    "batch.torch() (PyTorch) or DLPack instead"
+)
+
+
+def _find(module: cst.Module, names, parents, converted: set) -> list:
+    found = []
+    seen_statements = set()
+
+    def mark(node, reason):
+        stmt = parents.statement(node) if not isinstance(node, (cst.ClassDef, cst.FunctionDef)) else node
+        key = (id(stmt), reason)
+        if stmt is not None and key not in seen_statements:
+            seen_statements.add(key)
+            found.append((stmt, reason))
+
+    marked_classes = set()
+    for cls in m.findall(module, m.ClassDef()):
+        if any(names.qualify(b.value) in PIPELINE_CLASS for b in cls.bases):
+            marked_classes.add(id(cls))
+            mark(cls, "Pipeline subclass (ops + define_graph): not converted yet; rewrite define_graph as a loop over ndd calls by hand")
+
+    def inside_marked(node) -> bool:
+        cur = parents.of(node)
+        while cur is not None:
+            if id(cur) in marked_classes:
+                return True
+            cur = parents.of(cur)
+        return False
+
+    for call in m.findall(module, m.Call()):
+        q = names.qualify(call.func)
+        if q is None or inside_marked(call):
+            continue
+        if q in PIPELINE_CLASS:
+            mark(call, "Pipeline(...) built by hand (with pipe: / set_outputs): not converted yet; rewrite as a loop over ndd calls by hand")
+        elif q.startswith(OPS + "."):
+            mark(call, f"legacy operator {q[len('nvidia.dali.'):]}: not converted yet; use the ndd function of the same operator")
+        elif q.startswith("nvidia.dali.plugin.") and q.rsplit(".", 1)[-1].endswith("Iterator"):
+            mark(call, _ITERATOR_HINT)
+        elif q.endswith(".serialize") or q.endswith("autoserialize"):
+            mark(call, "serialized pipelines (e.g. for Triton) need pipeline mode: keep this pipeline as it is")
+    for dec in m.findall(module, m.Decorator()):
+        target = dec.decorator.func if isinstance(dec.decorator, cst.Call) else dec.decorator
+        q = names.qualify(target) or ""
+        if q.endswith("autoserialize"):
+            mark(parents.of(dec), "@autoserialize: serving (Triton) needs pipeline mode; keep this pipeline as it is")
+    return found
+
+
+RULE = DetectorRule(
+    id="not-yet-converted",
+    summary="marks pipeline-mode code no rule converts yet (Pipeline subclasses, ops, iterators, serialization)",
+    order=200,
+    find=_find,
+)

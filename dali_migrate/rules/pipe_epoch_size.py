@@ -1,0 +1,113 @@
+"""``pipe.epoch_size(...)`` -> the reader's ``get_metadata()["epoch_size_padded"]`` (what a pipeline reports).
+
+The generator holds its reader inside, so the epoch size comes from a second reader made with
+the same arguments: cheap (it lists the data set, reads nothing). A reader asked for metadata
+before its first epoch fixes its batch size to 1, which is why it is not the one the loop uses.
+The reader's arguments refer to the pipeline's parameters; they are replaced by what the call
+site passed. Arguments that are not plain names, attributes, subscripts or literals would be
+evaluated twice, so such a call site is left to a person.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+import libcst.matchers as m
+
+from dali_migrate.cst_util import kwarg, names_in, without_kwargs
+from dali_migrate.rules.base import CallSiteRule
+
+_SIMPLE = (cst.Name, cst.Attribute, cst.Subscript, cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString)
+
+
+class CannotConvert(Exception):
+    pass
+
+
+def _param_values(info, construction: cst.Call) -> dict:
+    params = info.func.params
+    positional = [*params.posonly_params, *params.params]
+    values = {p.name.value: p.default for p in [*positional, *params.kwonly_params] if p.default is not None}
+    pos_args = [a for a in construction.args if a.keyword is None]
+    for param, arg in zip(positional, pos_args):
+        values[param.name.value] = arg.value
+    for arg in construction.args:
+        if arg.keyword is not None:
+            values[arg.keyword.value] = arg.value
+    return values
+
+
+class _Substitute(cst.CSTTransformer):
+    def __init__(self, values: dict, params: set):
+        self.values, self.params = values, params
+
+    def leave_Name(self, original, updated):
+        if original.value in self.params:
+            if original.value not in self.values:
+                raise CannotConvert(f"parameter `{original.value}` has no value at this call")
+            value = self.values[original.value]
+            if not isinstance(value, _SIMPLE):
+                raise CannotConvert(f"`{original.value}` is passed an expression that would run twice")
+            return value
+        return updated
+
+    def visit_Arg(self, node):
+        return True
+
+
+def reader_expression(site) -> cst.BaseExpression:
+    info = site.pipeline
+    if site.reader_call is None:
+        raise CannotConvert("the pipeline has no reader")
+    params = info.func.params
+    param_names = {p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]}
+    used = names_in(cst.Module(body=[cst.SimpleStatementLine([cst.Expr(cst.Tuple([cst.Element(a.value) for a in site.reader_call.args]))])]))
+    local = used & info.setup_names - param_names
+    if local:
+        raise CannotConvert(f"the reader's arguments use {', '.join(sorted(local))}, computed inside the pipeline")
+    values = _param_values(info, site.construction)
+    settings = {"seed", "batch_size", "num_threads", "device_id"}
+    reader = without_kwargs(site.reader_call, ["seed"])
+    new_args = [a.with_changes(value=a.value.visit(_Substitute(values, param_names | settings))) for a in reader.args]
+    return reader.with_changes(args=new_args)
+
+
+def _rewrite(call, receiver, site):
+    reader = reader_expression(site)
+    meta = cst.Subscript(
+        value=cst.Call(func=cst.Attribute(value=reader, attr=cst.Name("get_metadata"))),
+        slice=[cst.SubscriptElement(cst.Index(cst.SimpleString('"epoch_size_padded"')))],
+    )
+    name_arg = call.args[0].value if call.args else None
+    reader_name = kwarg(site.pipeline.reader_call, "name") if site.pipeline.reader_call is not None else None
+    if name_arg is None:
+        return cst.Dict([cst.DictElement(reader_name.value, meta)])
+    return meta
+
+
+def blocker(call, site):
+    try:
+        reader_expression(site)
+    except CannotConvert as e:
+        return f"pipe.epoch_size(): {e}; use reader.get_metadata()[\"epoch_size_padded\"] by hand"
+    name_arg = call.args[0].value if call.args else None
+    reader_name = kwarg(site.pipeline.reader_call, "name")
+    if name_arg is None and reader_name is None:
+        return "pipe.epoch_size() of an unnamed reader: use reader.get_metadata() by hand"
+    if name_arg is not None and not (
+        isinstance(name_arg, cst.SimpleString)
+        and reader_name is not None
+        and isinstance(reader_name.value, cst.SimpleString)
+        and reader_name.value.evaluated_value == name_arg.evaluated_value
+    ):
+        return "pipe.epoch_size(name): cannot match the name to the pipeline's reader; use reader.get_metadata() by hand"
+    return None
+
+
+RULE = CallSiteRule(
+    id="pipe-epoch-size",
+    summary='pipe.epoch_size("Reader") becomes ndd.readers.<Class>(<same arguments>).get_metadata()["epoch_size_padded"]',
+    receiver="pipeline",
+    methods=("epoch_size",),
+    rewrite=_rewrite,
+    blocker=blocker,
+)

@@ -1,0 +1,160 @@
+"""``@pipeline_def`` function -> a generator that yields what ``pipe.run()`` would return.
+
+    @pipeline_def(batch_size=8, seed=3)          def train(root, *, batch_size=8, num_threads=None,
+    def train(root):                                       device_id=None, seed=3):
+        jpegs, labels = fn.readers.file(...)          ...settings...
+        images = fn.decoders.image(jpegs)             reader = ndd.readers.File(...)
+        return images, labels                         while True:
+                                                          for jpegs, labels in reader.next_epoch(batch_size=batch_size):
+                                                              images = ndd.decoders.image(jpegs)
+                                                              yield images, labels
+
+The generator never ends, like a pipeline: epochs follow each other, and ``next()`` on it gives
+the same sequence of batches that repeated ``pipe.run()`` calls give. Each item is a tuple with
+one entry per pipeline output, as ``pipe.run()`` returns.
+
+An ``EvalContext`` for ``device_id`` is entered around each iteration's operator calls and left
+before the ``yield``: a context held across a ``yield`` would stay active in the caller's code
+and break when two converted pipelines are iterated in turn.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+import libcst.matchers as m
+
+from dali_migrate.cst_util import code
+from dali_migrate.pipeline_analysis import SETTINGS, PipelineInfo, _binding_of
+from dali_migrate.rules.base import PipelineRule
+
+RULE = PipelineRule(
+    id="pipeline-def",
+    summary="@pipeline_def functions become generators: settings as keyword arguments, readers created once, a loop over next_epoch",
+    order=0,
+)
+
+
+def _stmt(src: str) -> cst.BaseStatement:
+    return cst.parse_statement(src)
+
+
+def _is_literal_none(expr) -> bool:
+    return expr is None or (isinstance(expr, cst.Name) and expr.value == "None")
+
+
+def _seed_default(expr):
+    # -1 is how a pipeline spells "no seed"; an RNG wants None for that.
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus) and m.matches(expr.expression, m.Integer("1")):
+        return cst.Name("None")
+    return expr
+
+
+def _settings_params(info: PipelineInfo) -> list:
+    params = []
+    for name in SETTINGS:
+        default = info.settings.get(name)
+        if name == "seed" and default is not None:
+            default = _seed_default(default)
+        if default is None and name != "batch_size":
+            default = cst.Name("None")
+        params.append(
+            cst.Param(
+                name=cst.Name(name),
+                default=default,
+                equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")) if default is not None else cst.MaybeSentinel.DEFAULT,
+            )
+        )
+    return params
+
+
+def _with_settings(params: cst.Parameters, info: PipelineInfo) -> cst.Parameters:
+    new = _settings_params(info)
+    if params.star_arg is cst.MaybeSentinel.DEFAULT or params.star_arg is None:
+        return params.with_changes(star_arg=cst.ParamStar(), kwonly_params=[*params.kwonly_params, *new])
+    return params.with_changes(kwonly_params=[*params.kwonly_params, *new])
+
+
+def _yield_value(info: PipelineInfo, returned: cst.BaseExpression) -> cst.BaseExpression:
+    if not info.returns_tuple:
+        return cst.Tuple(elements=[cst.Element(returned, comma=cst.Comma())])
+    if isinstance(returned, cst.List):
+        return cst.Tuple(elements=returned.elements)
+    if isinstance(returned, cst.Tuple):
+        return returned
+    if isinstance(info.returned, cst.Name) and isinstance(_binding_of(info, info.returned.value), cst.List):
+        return cst.Call(func=cst.Name("tuple"), args=[cst.Arg(returned)])
+    return returned
+
+
+def build(info: PipelineInfo, ctx, statements: list, returned: cst.BaseExpression, reader_call) -> cst.FunctionDef:
+    """The converted function. ``statements``/``returned``/``reader_call`` have their operator calls rewritten."""
+    nd = ctx.ndd
+    taken = ctx.taken
+    from dali_migrate.cst_util import fresh_name
+
+    head: list = []
+    if info.docstring is not None:
+        head.append(info.docstring)
+    if _is_literal_none(info.settings.get("num_threads")):
+        head.append(_stmt(f"if num_threads is not None:\n    {nd}.set_num_threads(num_threads)\n"))
+    else:
+        head.append(_stmt(f"{nd}.set_num_threads(num_threads)\n"))
+    ctx_name = None
+    if info.uses_gpu:
+        ctx_name = fresh_name("ctx", taken)
+        head.append(_stmt(f"{ctx_name} = {nd}.EvalContext(device_id=device_id)\n"))
+    if ctx.rng_name:
+        head.append(_stmt(f"{ctx.rng_name} = {nd}.random.RNG(seed=seed)\n"))
+    head.extend(ctx.hoisted)
+
+    loop_body: list = []
+    reader_name = None
+    target = None
+    for i, stmt in enumerate(statements):
+        if i == info.reader_index:
+            reader_name = fresh_name("reader", taken)
+            assign = stmt.body[0]
+            target = assign.targets[0].target
+            head.append(
+                stmt.with_changes(
+                    body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(reader_name))], value=reader_call)]
+                )
+            )
+        elif i in info.setup:
+            head.append(stmt)
+        else:
+            loop_body.append(stmt)
+
+    value = _yield_value(info, returned)
+    if ctx_name is not None:
+        out_name = fresh_name("outputs", taken)
+        inner = [*loop_body, cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(out_name))], value)])]
+        per_iteration = [
+            cst.With(items=[cst.WithItem(cst.Name(ctx_name))], body=cst.IndentedBlock(body=inner)),
+            cst.SimpleStatementLine([cst.Expr(cst.Yield(cst.Name(out_name)))]),
+        ]
+    else:
+        per_iteration = [*loop_body, cst.SimpleStatementLine([cst.Expr(cst.Yield(value))])]
+
+    if reader_name is not None:
+        loop = cst.For(
+            target=target,
+            iter=cst.parse_expression(f"{reader_name}.next_epoch(batch_size=batch_size)"),
+            body=cst.IndentedBlock(body=per_iteration),
+        )
+        forever = cst.While(test=cst.Name("True"), body=cst.IndentedBlock(body=[loop]))
+    else:
+        forever = cst.While(test=cst.Name("True"), body=cst.IndentedBlock(body=per_iteration))
+
+    func = info.func
+    return func.with_changes(
+        decorators=[],
+        params=_with_settings(func.params, info),
+        body=func.body.with_changes(body=[*head, forever]),
+        leading_lines=[*func.leading_lines, *info.decorator.leading_lines, *func.lines_after_decorators],
+        lines_after_decorators=[],
+    )
+
+
+def describe(info: PipelineInfo) -> str:
+    return f"{info.name}: {code(info.decorator.decorator)}"

@@ -1,0 +1,45 @@
+"""Random operators draw from an ``ndd.random.RNG``: the pipeline's seed becomes one RNG shared
+by the pipeline's random operators; an operator's own ``seed=`` becomes an RNG of its own.
+
+Both RNGs are created once, before the loop: an RNG made inside the loop would restart the same
+random sequence every iteration.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from dali_migrate.cst_util import kwarg, names_in, with_kwarg, without_kwargs
+from dali_migrate.rules.base import OpCallRule
+
+
+def _blocker(call, op, ctx):
+    if kwarg(call, "rng") is not None:
+        return None
+    seed = kwarg(call, "seed")
+    if seed is not None and names_in(seed.value) - ctx.setup_names - _BUILTINS:
+        return f"fn.{op.fn_name}: its seed= depends on values computed per iteration; create an ndd.random.RNG for it by hand"
+    return None
+
+
+_BUILTINS = {"True", "False", "None", "int", "hash", "abs", "len"}
+
+
+def _rewrite(call, op, ctx):
+    if kwarg(call, "rng") is not None:
+        return call
+    seed = kwarg(call, "seed")
+    if seed is None:
+        return with_kwarg(call, "rng", ctx.rng())
+    rng = ctx.hoist_rng("rng_" + op.fn_name.split(".")[-1], seed.value)
+    return with_kwarg(without_kwargs(call, ["seed"]), "rng", rng)
+
+
+RULE = OpCallRule(
+    id="random-rng",
+    summary="random operators get rng= (an ndd.random.RNG from the pipeline seed, or from the operator's own seed)",
+    order=30,
+    applies=lambda op: op.is_random,
+    blocker=_blocker,
+    rewrite=_rewrite,
+)

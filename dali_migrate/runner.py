@@ -1,0 +1,210 @@
+"""Running the conversion over many files: one file -> FileResult, and many files in parallel."""
+
+from __future__ import annotations
+
+import concurrent.futures
+import contextlib
+import dataclasses
+import difflib
+import os
+import signal
+from pathlib import Path
+from typing import Callable, Iterator, Optional, Sequence
+
+import libcst
+
+from dali_migrate import engine
+from dali_migrate.config import Config
+from dali_migrate.files import FileProblem, SourceFile, read_source, write_source
+from dali_migrate.model import ConversionError, ConversionResult, Marker, Status
+
+#: convert(source, *, path, config) -> ConversionResult, like engine.convert_source
+Converter = Callable[..., ConversionResult]
+
+
+@dataclasses.dataclass(frozen=True)
+class Options:
+    """Everything a worker needs; crosses process boundaries, so it must pickle."""
+
+    config: Config = Config()
+    write: bool = True
+    diff: bool = False
+    # None means engine.convert_source, looked up at call time (so it can be monkeypatched).
+    # Anything else must be a module-level function for --jobs > 1.
+    convert: Optional[Converter] = None
+
+
+@dataclasses.dataclass
+class FileResult:
+    """What happened to one file."""
+
+    path: str
+    status: Status
+    markers: list[Marker] = dataclasses.field(default_factory=list)
+    rewrites: int = 0
+    pipelines_converted: int = 0
+    pipelines_left: int = 0
+    changed: bool = False  # the conversion changes the text (whether or not it was written)
+    written: bool = False
+    error: Optional[str] = None
+    error_line: Optional[int] = None
+    diff: Optional[str] = None
+
+    @classmethod
+    def failed(cls, path: str, reason: str, line: Optional[int] = None) -> "FileResult":
+        return cls(path=path, status=Status.ERROR, error=reason, error_line=line)
+
+
+def process_file(path: Path, options: Options = Options()) -> FileResult:
+    """The one place that dispatches on the kind of file; never raises for a problem in the file."""
+    try:
+        if path.suffix == ".ipynb":
+            return _process_notebook(path, options)
+        return _process_python(path, options)
+    except FileProblem as e:
+        return FileResult.failed(str(path), str(e))
+    except Exception as e:  # a bug of ours must cost one file, not the run
+        return FileResult.failed(str(path), f"internal error: {type(e).__name__}: {e}")
+
+
+def _process_notebook(path: Path, options: Options) -> FileResult:
+    # Notebook support is yet to come; until then they are listed but left alone.
+    return FileResult(path=str(path), status=Status.UNCHANGED)
+
+
+def _process_python(path: Path, options: Options) -> FileResult:
+    src = read_source(path)
+    if not engine.mentions_dali(src.text):
+        return FileResult(path=str(path), status=Status.UNCHANGED)
+    convert = options.convert or engine.convert_source
+    try:
+        result = convert(src.text, path=str(path), config=options.config)
+    except ConversionError as e:
+        return FileResult.failed(str(path), e.message, e.line)
+    return _finish(path, src, result, options)
+
+
+def _finish(path: Path, src: SourceFile, result: ConversionResult, options: Options) -> FileResult:
+    out = FileResult(
+        path=str(path),
+        status=result.status,
+        markers=list(result.markers),
+        rewrites=result.rewrites,
+        pipelines_converted=result.pipelines_converted,
+        pipelines_left=result.pipelines_left,
+        changed=result.output != src.text,
+    )
+    if not out.changed:
+        return out
+    try:
+        libcst.parse_module(result.output)
+    except libcst.ParserSyntaxError as e:
+        # Never hand the user code that does not parse, not even as a diff.
+        return FileResult.failed(str(path), "internal error: converted code does not parse", e.raw_line)
+    if options.diff:
+        out.diff = unified_diff(str(path), src.text, result.output)
+    if options.write:
+        out.written = write_source(path, src, result.output)
+    return out
+
+
+def unified_diff(path: str, before: str, after: str) -> str:
+    lines = difflib.unified_diff(
+        _lines(before), _lines(after), fromfile=path, tofile=path
+    )
+    return "".join(lines)
+
+
+def _lines(text: str) -> list[str]:
+    lines = text.splitlines(keepends=True)
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += "\n\\ No newline at end of file\n"
+    return lines
+
+
+def default_jobs() -> int:
+    if hasattr(os, "process_cpu_count"):  # 3.13+: respects the CPU affinity mask
+        return os.process_cpu_count() or 1
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0)) or 1
+    return os.cpu_count() or 1
+
+
+def run(
+    paths: Sequence[Path],
+    options: Options = Options(),
+    *,
+    jobs: Optional[int] = None,
+    on_result: Optional[Callable[[FileResult], None]] = None,
+) -> list[FileResult]:
+    """Process every path; results in input order. KeyboardInterrupt (also raised for SIGTERM)
+    propagates after the files finished so far; each file is either old or new, never half."""
+    jobs = jobs or default_jobs()
+    with _sigterm_as_interrupt():
+        if jobs == 1 or len(paths) <= 1:
+            results = []
+            for p in paths:
+                results.append(process_file(p, options))
+                if on_result:
+                    on_result(results[-1])
+            return results
+        return _run_pool(paths, options, min(jobs, len(paths)), on_result)
+
+
+def _run_pool(paths, options, jobs, on_result) -> list[FileResult]:
+    pool = concurrent.futures.ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init)
+    futures: dict = {}
+    try:
+        for i, p in enumerate(paths):  # a loop, so an interrupt here still sees what was submitted
+            futures[pool.submit(process_file, p, options)] = i
+        results: list[Optional[FileResult]] = [None] * len(paths)
+        for fut in concurrent.futures.as_completed(futures):
+            i = futures[fut]
+            try:
+                results[i] = fut.result()
+            except Exception as e:  # e.g. a killed worker broke the pool: report, don't crash
+                results[i] = FileResult.failed(str(paths[i]), f"internal error: {type(e).__name__}: {e}")
+            if on_result:
+                on_result(results[i])
+    except BaseException:
+        # Files not started stay as they are; files in flight finish (their writes are atomic).
+        # Cancelled one by one: shutdown(cancel_futures=True) alone is lost if the executor is
+        # garbage-collected before its manager thread looks, and then everything still runs.
+        for fut in futures:
+            fut.cancel()
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
+    return results  # type: ignore[return-value]
+
+
+def _worker_init() -> None:
+    # Ctrl-C and a SIGTERM to the process group reach every worker: the parent alone decides
+    # what to do (cancel what has not started, let running files finish), instead of workers
+    # dying mid-file and the pool breaking with a traceback.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    parent = os.getppid()
+
+    def on_sigterm(signum, frame):
+        if os.getppid() != parent:  # orphaned: nobody is left to wind us down
+            os._exit(128 + signum)
+
+    signal.signal(signal.SIGTERM, on_sigterm)
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """Let SIGTERM stop a run the same orderly way as Ctrl-C (temp files cleaned up)."""
+    try:
+        previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+    except ValueError:  # not the main thread: leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _raise_interrupt(signum, frame):
+    raise KeyboardInterrupt

@@ -1,0 +1,23 @@
+"""dali_migrate.runtime: DALI dynamic mode ("ndd") API on DALI's real operators, cheaper per call.
+
+    import dali_migrate.runtime as ndd
+
+Converted code runs unchanged against it. See README.md in this folder for what it covers,
+how it differs from native ndd, pipeline-compatible seeding and the `install()` switch.
+"""
+
+from ._types import *  # noqa: F401,F403
+from ._device import Device, device  # noqa: F401
+from ._eval import EvalContext, EvalMode, get_num_threads, set_num_threads  # noqa: F401
+from ._tensor import Tensor, tensor, as_tensor  # noqa: F401
+from ._batch import Batch, batch, as_batch  # noqa: F401
+from . import random  # noqa: F401
+from . import math  # noqa: F401
+from ._seeds import (  # noqa: F401
+    pipeline_compat, enable_pipeline_compat, disable_pipeline_compat, pipeline_seeds,
+    seed_seq_generate,
+)
+from ._install import install, uninstall, installed, install_from_env, installed_runtime  # noqa: F401,E501
+from . import _generate
+
+_ops_built = _generate.build(__import__(__name__, fromlist=["_"]))

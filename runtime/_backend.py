@@ -1,0 +1,246 @@
+"""The ONE module that touches DALI's private APIs.
+
+Everything the runtime needs from DALI internals goes through here:
+- the schema registry (`GetSchema`, the list of registered operators),
+- building an `OpSpec` for a schema + arguments (using the ops API's own argument conversion, so
+  values are typed exactly as in pipeline mode),
+- running one operator: backend `_Operator`, `_Workspace` + thread pool, `AddInput` /
+  `AddArgumentInput`, `SetupAndRun`, `GetOutputs` (what native ndd does, minus its Python layers),
+- a public-API fallback when those private classes are missing or broken: a one-operator
+  `Pipeline` fed by external_source (set DALI_MIGRATE_RUNTIME_BACKEND=pipeline to force it).
+
+If a DALI release renames something, this is the file to fix.
+"""
+
+import os
+
+import nvidia.dali.backend_impl as _b
+import nvidia.dali.ops as _ops_api
+import nvidia.dali.types as _types
+
+TensorCPU = _b.TensorCPU
+TensorListCPU = _b.TensorListCPU
+TensorGPU = getattr(_b, "TensorGPU", None)
+TensorListGPU = getattr(_b, "TensorListGPU", None)
+CPU_ONLY_DEVICE_ID = _types.CPU_ONLY_DEVICE_ID
+Philox = getattr(_b, "_Philox4x32_10", None)  # ndd's RNG; absent before 1.52
+
+HAS_DIRECT = hasattr(_b, "_Operator") and hasattr(_b, "_Workspace")
+USE_PIPELINE = os.environ.get("DALI_MIGRATE_RUNTIME_BACKEND") == "pipeline" or not HAS_DIRECT
+
+
+def get_schema(name):
+    return _b.GetSchema(name)
+
+
+def schema_and_target(name):
+    """(schema as registered, schema actually run) - they differ for aliases."""
+    if hasattr(_b, "GetSchemaAndTarget"):
+        return _b.GetSchemaAndTarget(name)
+    s = _b.GetSchema(name)
+    alias = s.AliasFor() if hasattr(s, "AliasFor") else ""
+    return s, (_b.GetSchema(alias) if alias else s)
+
+
+def all_schema_names():
+    return list(_ops_api._registry._all_registered_ops())
+
+
+def cuda_device_count():
+    try:
+        return _b.GetCUDADeviceCount()
+    except Exception:  # no driver
+        return 0
+
+
+class ThreadPool:
+    """Worker threads for CPU operators; DALI 2.1 split the pool from the per-call facade."""
+
+    def __init__(self, num_threads, device_id=None):
+        self.num_threads = num_threads
+        self.device_id = device_id
+        self._pool = None
+        if USE_PIPELINE:
+            self.facade = None
+        elif hasattr(_b, "_NewThreadPool"):  # 2.1+
+            self._pool = _b._NewThreadPool(num_threads, device_id=device_id)
+            self.facade = self._pool._create_facade()
+        else:  # 1.52 - 2.0: the _ThreadPool itself goes into the workspace
+            dev = CPU_ONLY_DEVICE_ID if device_id is None else device_id
+            self.facade = _b._ThreadPool(num_threads, dev)
+
+
+def build_spec(schema_name, backend, static_args, inputs_meta, arg_inputs_meta):
+    """OpSpec for `schema_name` with scalar `static_args` and placeholder inputs.
+
+    inputs_meta: [(device, ndim, type_id, layout)], arg_inputs_meta: {name: (ndim, type_id,
+    layout)}. Returns (spec, num_outputs). Raises like the ops API does for bad arguments.
+    """
+    schema = _b.GetSchema(schema_name)
+    spec = _b.OpSpec(schema_name)
+    spec.AddArg("device", backend)
+    op_name = schema.OperatorName()
+    args = _ops_api._handle_arg_deprecations(schema, dict(static_args), op_name)
+    _ops_api._add_spec_args(schema, spec, args)
+    n_in = len(inputs_meta)
+    if n_in < schema.MinNumInput() or n_in > schema.MaxNumInput():
+        raise ValueError(f"Operator {op_name} expects from {schema.MinNumInput()} to "
+                         f"{schema.MaxNumInput()} inputs, but received {n_in}.")
+    for i, (dev, ndim, tid, layout) in enumerate(inputs_meta):
+        spec.AddInput(f"in{i}", dev, ndim, tid, layout)
+    for name in sorted(arg_inputs_meta):
+        if not schema.IsTensorArgument(name):
+            raise TypeError(f"The argument `{name}` of operator {op_name} is not a tensor "
+                            f"argument and cannot be a Tensor/Batch; pass a Python value.")
+        ndim, tid, layout = arg_inputs_meta[name]
+        spec.AddArgumentInput(name, f"arg_{name}", ndim, tid, layout)
+    n_out = schema.CalculateOutputs(spec) + schema.CalculateAdditionalOutputs(spec)
+    out_dev = "cpu" if backend == "cpu" else "gpu"
+    for i in range(n_out):
+        spec.AddOutput(f"out{i}", out_dev)
+    return spec, n_out
+
+
+class Operator:
+    """One backend operator instance. Stateful ops (readers, seeded random ops) keep their state
+    in here between calls, so one instance must serve one call site."""
+
+    def __init__(self, schema_name, backend, static_args, inputs_meta, arg_names_meta,
+                 max_batch_size, num_threads, device_id=None):
+        self.schema_name = schema_name
+        self.backend = backend
+        self.max_batch_size = max_batch_size
+        spec, self.num_outputs = build_spec(schema_name, backend, static_args, inputs_meta,
+                                            arg_names_meta)
+        self.arg_names = sorted(arg_names_meta)
+        spec.AddArg("num_threads", num_threads)
+        spec.AddArg("device_id", device_id if backend != "cpu" else CPU_ONLY_DEVICE_ID)
+        spec.AddArg("max_batch_size", max_batch_size)
+        if USE_PIPELINE:
+            self._impl = _PipelineOperator(schema_name, backend, static_args, len(inputs_meta),
+                                           self.arg_names, max_batch_size, num_threads,
+                                           device_id)
+        else:
+            self._impl = None
+            self._op = _b._Operator(spec)
+
+    def run(self, pool, inputs, arg_inputs, batch_size, stream=None):
+        """inputs: list of TensorList; arg_inputs: {name: TensorList}. Returns a tuple of
+        TensorLists (one per output)."""
+        if self._impl is not None:
+            return self._impl.run(inputs, arg_inputs, batch_size)
+        ws = _b._Workspace(pool.facade, stream)
+        for x in inputs:
+            ws.AddInput(x)
+        for name, x in arg_inputs.items():
+            ws.AddArgumentInput(name, x)
+        self._op.SetupAndRun(ws, batch_size)
+        return ws.GetOutputs()
+
+    def reader_meta(self):
+        if self._impl is not None:
+            return self._impl.reader_meta()
+        return self._op.GetReaderMeta()
+
+
+class _PipelineOperator:
+    """Public-API fallback: one operator in a Pipeline, inputs fed through external_source."""
+
+    def __init__(self, schema_name, backend, static_args, n_inputs, arg_names, max_batch_size,
+                 num_threads, device_id):
+        from nvidia.dali import fn
+        from nvidia.dali.pipeline import Pipeline
+
+        schema = _b.GetSchema(schema_name)
+        mod = fn
+        for part in schema.ModulePath():
+            mod = getattr(mod, part)
+        from nvidia.dali.fn import _to_snake_case
+
+        op_fn = getattr(mod, _to_snake_case(schema.OperatorName()))
+        self._names = [f"in{i}" for i in range(n_inputs)] + [f"arg_{a}" for a in arg_names]
+        self._arg_names = arg_names
+        self._bs = max_batch_size
+        pipe = Pipeline(batch_size=max_batch_size, num_threads=num_threads,
+                        device_id=device_id if device_id is not None else CPU_ONLY_DEVICE_ID,
+                        prefetch_queue_depth=1, exec_async=False, exec_pipelined=False)
+        with pipe:
+            ins = [fn.external_source(name=n, device="cpu") for n in self._names[:n_inputs]]
+            args = {a: fn.external_source(name=f"arg_{a}", device="cpu") for a in arg_names}
+            out = op_fn(*ins, device=backend, **static_args, **args)
+            out = list(out) if isinstance(out, (list, tuple)) else [out]
+            pipe.set_outputs(*out)
+        pipe.build()
+        self._pipe = pipe
+        self._reader_name = None
+        for op in pipe._ops:
+            if op.schema.Name() == schema_name or op.schema.Name().endswith(schema_name):
+                self._reader_name = op.name
+
+    def run(self, inputs, arg_inputs, batch_size):
+        for name, x in zip(self._names, list(inputs) + [arg_inputs[a] for a in self._arg_names]):
+            self._pipe.feed_input(name, x)
+        if not self._names and batch_size not in (None, self._bs):
+            raise NotImplementedError("the pipeline fallback runs input-less operators only at "
+                                      "their first batch size")
+        return tuple(self._pipe.run())
+
+    def reader_meta(self):
+        return self._pipe.reader_meta(self._reader_name)
+
+
+def broadcast(sample, n):
+    """A TensorList with `n` copies of one backend tensor."""
+    if isinstance(sample, TensorCPU):
+        return TensorListCPU.broadcast(sample, n)
+    return TensorListGPU.broadcast(sample, n)
+
+
+def to_cpu(tl):
+    return tl.as_cpu()
+
+
+def to_gpu(tl, device_id=None):
+    if cuda_device_count() == 0:
+        raise RuntimeError("No CUDA device is available: cannot move data to the GPU")
+    return tl._as_gpu()
+
+
+def gpu_dlpack(storage, stream=None):
+    return storage._expose_dlpack_capsule(stream) if hasattr(storage, "_expose_dlpack_capsule") \
+        else storage.__dlpack__(stream)
+
+
+def arithmetic_const_desc(value):
+    """Type suffix of a scalar constant in an arithmetic expression (`int32`, `float32`...)."""
+    from nvidia.dali.ops._operators import math as _m
+
+    return _m._to_type_desc(value)
+
+
+def copy_tl(tl):
+    """Deep copy of a TensorList (same device)."""
+    if isinstance(tl, TensorListCPU):
+        import numpy as np
+
+        arrs = [np.array(tl[i]) for i in range(len(tl))]
+        return TensorListCPU([TensorCPU(a, tl.layout()) for a in arrs], tl.layout())
+    return tl._make_copy() if hasattr(tl, "_make_copy") else tl
+
+
+def with_layout(tl, layout):
+    """The same data under another layout (a view for CPU; layout is metadata only)."""
+    samples = [tl[i] for i in range(len(tl))]
+    cls = TensorListCPU if isinstance(tl, TensorListCPU) else TensorListGPU
+    return cls(samples, layout)
+
+
+def split_outer(tensor, layout=None):
+    """TensorList whose samples are the slices of `tensor` along its first dimension."""
+    import numpy as np
+
+    if isinstance(tensor, TensorCPU):
+        arr = np.asarray(tensor)
+        inner = layout if layout is not None else (tensor.layout()[1:] or "")
+        return TensorListCPU(np.ascontiguousarray(arr), inner)
+    raise NotImplementedError("splitting a GPU tensor into a batch")

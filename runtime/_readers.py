@@ -1,0 +1,144 @@
+"""Reader classes (`readers.File`, ...), one per reader schema, behaving like native ndd's:
+
+- created once, stateful; `next_epoch(batch_size=N)` yields tuples of Batches, ceil(N/bs) per
+  epoch, the last batch wrapping into the next epoch, so epochs back to back are exactly the
+  `pipe.run()` stream; `next_epoch()` without a batch size yields tuples of Tensors;
+- a reader's batch size is fixed by its first use (ValueError with ndd's message);
+- sharding arguments stay on the reader; after each epoch the shard advances unless
+  `stick_to_shard` (as ndd).
+- in pipeline-compat mode the reader takes the seed the pipeline would give it, so the shuffle
+  order matches.
+
+Like native 2.4, starting a new `next_epoch` before the previous iterator is exhausted is not
+an error: the new iterator continues from the reader's current position.
+"""
+
+import math
+import sys
+
+from . import _backend as _be
+from . import _eval, _ops, _seeds
+from ._batch import Batch
+from ._tensor import Tensor
+
+
+def _shard_size(padded_size, shard_id, num_shards):
+    beg = math.floor(shard_id * padded_size / num_shards)
+    end = math.floor((shard_id + 1) * padded_size / num_shards)
+    return end - beg
+
+
+class Reader:
+    _schema_name = None
+
+    def __init__(self, batch_size=None, name=None, device="cpu", shard_id=0, num_shards=1,
+                 stick_to_shard=False, enable_checkpointing=False, **kwargs):
+        shard_id = 0 if shard_id is None else shard_id
+        num_shards = 1 if num_shards is None else num_shards
+        if num_shards < 1:
+            raise ValueError(f"The number of shards must be a positive integer. Got {num_shards}.")
+        if shard_id < 0 or shard_id >= num_shards:
+            raise ValueError(f"The shard_id={shard_id} is invalid. Must be in range "
+                             f"[0..{num_shards-1}].")
+        self._def = _ops.opdef(self._schema_name)
+        self._name = name
+        self._device = device if isinstance(device, str) else str(device)
+        self._batch_size = batch_size
+        self._max_batch_size = None
+        self._shard_id = shard_id
+        self._num_shards = num_shards
+        self._stick_to_shard = bool(stick_to_shard)
+        static = {k: _ops._decay(v) for k, v in kwargs.items() if v is not None}
+        static.update(shard_id=shard_id, num_shards=num_shards, stick_to_shard=stick_to_shard)
+        if enable_checkpointing:
+            static["checkpointing"] = True
+        if self._def.random_seed and "seed" not in static:
+            session = _seeds.current()
+            if session is not None:  # pipeline-compat: the seed a Pipeline would give it
+                static["seed"] = session.seed_for(sys._getframe(1))
+        self._static = static
+        self._op = None
+        self._api_type = None
+
+    def _init_backend(self, batch_size):
+        if self._op is None:
+            ctx = _eval.EvalContext.current()
+            backend = self._def.backend_for(_ops.Device(self._device))
+            self._max_batch_size = batch_size
+            self._op = _be.Operator(self._schema_name, backend, self._static, [], {}, batch_size,
+                                    ctx.num_threads,
+                                    None if backend == "cpu" else _ops.Device(self._device)
+                                    .device_id)
+
+    def get_metadata(self, batch_size=None):
+        self._init_backend(batch_size or self._batch_size or 1)
+        return self._op.reader_meta()
+
+    def _epoch_size(self):
+        padded = self._op.reader_meta()["epoch_size_padded"]
+        return _shard_size(padded, self._shard_id, self._num_shards)
+
+    def _run(self, bs):
+        ctx = _eval.EvalContext.current()
+        return self._op.run(ctx.thread_pool, [], {}, bs, ctx.cuda_stream)
+
+    def next_epoch(self, batch_size=None, ctx=None, capture=False):
+        """Iterator over one epoch (of this reader's shard): tuples of Batches if a batch size
+        is given (here or at construction), else tuples of Tensors."""
+        if capture:
+            raise NotImplementedError("capture=True is not supported by the dali_migrate runtime;"
+                                      " the runtime is already cheaper per call than eager ndd")
+        batch_size = batch_size if batch_size is not None else self._batch_size
+        api = "samples" if batch_size is None else "batches"
+        if self._api_type is not None and self._api_type != api:
+            raise RuntimeError(
+                "Cannot mix `samples`, `batches` and `_run`/`__call__` on the same reader.")
+        self._api_type = api
+        if batch_size is None:
+            return self._samples(ctx)
+        if self._op is None:
+            if self._max_batch_size and self._max_batch_size < batch_size:
+                raise ValueError(f"`batch_size` {batch_size} is larger than the `max_batch_size` "
+                                 f"{self._max_batch_size} specified when the operator was created")
+        elif self._max_batch_size != batch_size:
+            raise ValueError(f"`batch_size` {batch_size} is different than the `max_batch_size` "
+                             f"{self._max_batch_size} used in the previous call")
+        return self._batches(batch_size, ctx)
+
+    def _batches(self, batch_size, ctx):
+        with ctx or _eval.EvalContext.current():
+            self._init_backend(batch_size)
+            epoch_size = self._epoch_size()
+            idx = 0
+            while idx < epoch_size:
+                outs = self._run(batch_size)
+                idx += len(outs[0])
+                yield tuple(Batch(_tl=o) for o in outs)
+            self._advance_shard()
+
+    def _samples(self, ctx):
+        with ctx or _eval.EvalContext.current():
+            self._init_backend(1)
+            epoch_size = self._epoch_size()
+            idx = 0
+            while idx < epoch_size:
+                outs = self._run(1)
+                idx += len(outs[0])
+                for i in range(len(outs[0])):
+                    yield tuple(Tensor(o[i]) for o in outs)
+            self._advance_shard()
+
+    def _advance_shard(self):
+        if not self._stick_to_shard:
+            self._shard_id = (self._shard_id + 1) % self._num_shards
+
+    def __repr__(self):
+        return f"{type(self).__qualname__}({self._static})"
+
+
+def make_reader_class(schema_name, module_name):
+    name = _be.get_schema(schema_name).OperatorName()
+    cls = type(name, (Reader,), {"_schema_name": schema_name, "__module__": module_name,
+                                 "__qualname__": name,
+                                 "__doc__": f"DALI reader `{schema_name}` (dali_migrate runtime)."})
+    return cls
