@@ -42,6 +42,8 @@ class Plan:
     drop_kwargs: dict = dataclasses.field(default_factory=dict)
     #: (statement, reason): why the pipeline cannot be converted, marked at the statement
     blockers: list = dataclasses.field(default_factory=list)
+    #: (id(scope), name) of every name this plan rewrites uses of
+    tracked: set = dataclasses.field(default_factory=set)
 
 
 def _rules_for(rules, receiver: str) -> dict:
@@ -114,7 +116,9 @@ def _kind(node, parents: Parents, state) -> Optional[str]:
         return None
     if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
         base = _kind(node.func.value, parents, state)
-        if base == "pipe" and node.func.attr.value == "run":
+        if node.func.attr.value == "run" and (
+            base == "pipe" or (isinstance(node.func.value, cst.Name) and node.func.value.value in state.other_pipes)
+        ):
             return "outputs"
         if base == "batch" and node.func.attr.value in ("as_cpu", "gpu", "cpu"):
             return "batch"
@@ -128,6 +132,9 @@ def _kind(node, parents: Parents, state) -> Optional[str]:
 @dataclasses.dataclass
 class _State:
     var: str
+    #: variables of the same scope holding other converted pipelines: their outputs are tracked too,
+    #: since code often reuses names (``images, labels = val.run()`` after the training loop)
+    other_pipes: set = dataclasses.field(default_factory=set)
     outputs: set = dataclasses.field(default_factory=set)
     batches: set = dataclasses.field(default_factory=set)
 
@@ -179,6 +186,14 @@ def plan(module, parents: Parents, pipelines: dict, rules, ndd: str, numpy: Opti
     """Plan per pipeline name: {name: Plan}."""
     pipe_rules = _rules_for(rules, "pipeline")
     batch_rules = _rules_for(rules, "batch")
+    pipe_vars: dict = {}  # id(scope) -> names of variables holding a converted pipeline
+    for name in pipelines:
+        for ref in m.findall(module, m.Name(name)):
+            call = parents.of(ref)
+            assign = parents.of(call) if isinstance(call, cst.Call) else None
+            if isinstance(assign, cst.Assign) and len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name):
+                scope = parents.scope(assign) or module
+                pipe_vars.setdefault(id(scope), set()).add(assign.targets[0].target.value)
     plans = {}
     for name, info in pipelines.items():
         p = Plan()
@@ -202,8 +217,26 @@ def plan(module, parents: Parents, pipelines: dict, rules, ndd: str, numpy: Opti
             var = assign.targets[0].target.value
             scope = parents.scope(assign) or module
             site = Site(ndd=ndd, numpy=numpy, pipeline=info, construction=call, reader_call=readers.get(name))
-            _plan_uses(scope, var, assign, parents, site, pipe_rules, batch_rules, p)
+            others = pipe_vars.get(id(scope), set()) - {var}
+            _plan_uses(scope, var, assign, parents, site, pipe_rules, batch_rules, p, others)
+    _share_blockers(plans)
     return plans
+
+
+def _share_blockers(plans: dict) -> None:
+    """Pipelines whose outputs share names are converted together or not at all: rewriting one's
+    uses by name while the other stays would turn TensorList calls into Batch calls."""
+    changed = True
+    while changed:
+        changed = False
+        for name, p in plans.items():
+            if p.blockers:
+                continue
+            for other_name, other in plans.items():
+                if other is not p and other.blockers and p.tracked & other.tracked:
+                    p.blockers.append((None, f"shares output names with pipeline {other_name}, which is not converted"))
+                    changed = True
+                    break
 
 
 def _plan_construction(call: cst.Call, info: PipelineInfo, p: Plan, stmt) -> None:
@@ -227,7 +260,7 @@ def _plan_construction(call: cst.Call, info: PipelineInfo, p: Plan, stmt) -> Non
         p.drop_kwargs[id(call)] = drop
 
 
-def _plan_uses(scope, var, assign, parents, site, pipe_rules, batch_rules, p: Plan) -> None:
+def _plan_uses(scope, var, assign, parents, site, pipe_rules, batch_rules, p: Plan, others=frozenset()) -> None:
     own = _scope_nodes(scope)
     bindings = [
         n
@@ -238,10 +271,11 @@ def _plan_uses(scope, var, assign, parents, site, pipe_rules, batch_rules, p: Pl
     if len(bindings) != 1:
         p.blockers.append((parents.statement(assign), f"`{var}` is assigned more than once: dali-migrate cannot follow which pipeline it holds"))
         return
-    state = _State(var=var)
+    state = _State(var=var, other_pipes=set(others))
     for node in _track_names(own.nodes, state, parents):
         p.blockers.append((parents.statement(node), "a name holding pipeline outputs is also assigned other values here: convert by hand"))
     tracked = {var} | state.outputs | state.batches
+    p.tracked |= {(id(scope), n) for n in state.outputs | state.batches}
     for nested in _free_in_nested(own, tracked):
         p.blockers.append((nested, f"a nested function uses the pipeline `{var}` or its outputs: convert by hand"))
     for node in own.nodes:

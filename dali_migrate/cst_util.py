@@ -64,7 +64,9 @@ def with_kwarg(call: cst.Call, name: str, value: cst.BaseExpression) -> cst.Call
         # line of its own too, with the same indentation and trailing comma.
         comma = last.comma
         if isinstance(comma, cst.Comma) and _is_multiline(comma):
-            args[-1] = last
+            # The last comma leads to the closing parenthesis; the one before it to the next argument.
+            between = args[-2].comma if len(args) >= 2 and isinstance(args[-2].comma, cst.Comma) else comma
+            args[-1] = last.with_changes(comma=between)
             new = new.with_changes(comma=comma)
         else:
             args[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))

@@ -122,7 +122,7 @@ class _Converter:
             if plan.blockers:
                 self.left += 1
                 for stmt, reason in plan.blockers:
-                    self._mark(stmt, "call-site", reason)
+                    self._mark(stmt if stmt is not None else info.func, "call-site", reason)
                 self._mark(info.func, pipeline_rule.RULE.id, "not converted: some uses of this pipeline in this file need a person (see the markers there)")
                 continue
             self.converted[name] = info
@@ -149,8 +149,9 @@ class _Converter:
             info = analyze(func, dec, self.names, self.catalog, helpers)
             if isinstance(self.parents.scope(func), cst.ClassDef):
                 info.blockers.append("pipeline defined as a method: convert by hand")
+            # New names (reader, rng, ctx) need only avoid the module's names, not other pipelines' new ones.
             ctx = PipelineContext(
-                names=self.names, catalog=self.catalog, ndd=self.ndd, taken=self.taken, setup_names=info.setup_names
+                names=self.names, catalog=self.catalog, ndd=self.ndd, taken=set(self.taken), setup_names=info.setup_names
             )
             self._op_rule_blockers(info, ctx)
             if info.blockers:

@@ -174,7 +174,8 @@ class _BodyScan(cst.CSTVisitor):
             self.uses_gpu = True
         if op_path is None:
             q = self.names.qualify(node.func)
-            if q is not None and q.startswith("nvidia.") and not q.startswith(MATH + ".") and not q.startswith("nvidia.dali.types."):
+            # types.* and tfrecord.* (reader feature descriptions) are plain values ndd takes as they are.
+            if q is not None and q.startswith("nvidia.") and not q.startswith((MATH + ".", "nvidia.dali.types.", "nvidia.dali.tfrecord.")):
                 self._block(f"{dotted(node.func)}(...) is not converted automatically: convert this pipeline by hand")
             callee = dotted(node.func)
             if callee in self.helpers:

@@ -162,20 +162,16 @@ class _PipelineOperator:
         self._arg_names = arg_names
         self._bs = max_batch_size
         pipe = Pipeline(batch_size=max_batch_size, num_threads=num_threads,
-                        device_id=device_id if device_id is not None else CPU_ONLY_DEVICE_ID,
+                        device_id=device_id,
                         prefetch_queue_depth=1, exec_async=False, exec_pipelined=False)
         with pipe:
             ins = [fn.external_source(name=n, device="cpu") for n in self._names[:n_inputs]]
             args = {a: fn.external_source(name=f"arg_{a}", device="cpu") for a in arg_names}
-            out = op_fn(*ins, device=backend, **static_args, **args)
+            out = op_fn(*ins, device=backend, name="dali_migrate_op", **static_args, **args)
             out = list(out) if isinstance(out, (list, tuple)) else [out]
             pipe.set_outputs(*out)
         pipe.build()
         self._pipe = pipe
-        self._reader_name = None
-        for op in pipe._ops:
-            if op.schema.Name() == schema_name or op.schema.Name().endswith(schema_name):
-                self._reader_name = op.name
 
     def run(self, inputs, arg_inputs, batch_size):
         for name, x in zip(self._names, list(inputs) + [arg_inputs[a] for a in self._arg_names]):
@@ -186,7 +182,7 @@ class _PipelineOperator:
         return tuple(self._pipe.run())
 
     def reader_meta(self):
-        return self._pipe.reader_meta(self._reader_name)
+        return self._pipe.reader_meta("dali_migrate_op")
 
 
 def broadcast(sample, n):

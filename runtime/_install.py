@@ -32,10 +32,13 @@ def install():
     for name in [n for n in sys.modules if n.startswith(NATIVE + ".") and n not in mods]:
         _saved[name] = sys.modules.pop(name)
     sys.modules.update(mods)
-    experimental = sys.modules.get("nvidia.dali.experimental")
-    if experimental is not None:
-        _saved["__attr__"] = getattr(experimental, "dynamic", None)
-        experimental.dynamic = mods[NATIVE]
+    # the parent package must be real and carry the attribute: `import a.b.c as x` binds
+    # through getattr on the parents
+    import importlib
+
+    experimental = importlib.import_module("nvidia.dali.experimental")
+    _saved["__attr__"] = experimental.__dict__.get("dynamic")
+    experimental.dynamic = mods[NATIVE]
 
 
 def uninstall():

@@ -55,6 +55,13 @@ def _find(module: cst.Module, names, parents, converted: set) -> list:
             mark(call, _ITERATOR_HINT)
         elif q.endswith(".serialize") or q.endswith("autoserialize"):
             mark(call, "serialized pipelines (e.g. for Triton) need pipeline mode: keep this pipeline as it is")
+    from dali_migrate.pipeline_analysis import helpers_with_ops
+
+    for name, func in helpers_with_ops(module, names).items():
+        mark(
+            func,
+            f"{name}() builds DALI operators with fn.*, which only works inside a pipeline: convert it with the pipelines that call it (ndd calls, batch_size= on random ops)",
+        )
     for dec in m.findall(module, m.Decorator()):
         target = dec.decorator.func if isinstance(dec.decorator, cst.Call) else dec.decorator
         q = names.qualify(target) or ""

@@ -1,0 +1,55 @@
+#!/usr/bin/env python
+"""Train a classifier on an image folder with DALI."""
+
+import argparse
+import time
+
+import numpy as np
+import nvidia.dali.fn as fn
+import nvidia.dali.types as types
+from nvidia.dali import pipeline_def
+
+
+@pipeline_def
+def create_pipeline(data_dir, crop, is_training):
+    jpegs, labels = fn.readers.file(file_root=data_dir, random_shuffle=is_training, pad_last_batch=True, name="Reader")
+    images = fn.decoders.image(jpegs, device="mixed", output_type=types.RGB)
+    images = fn.resize(images, resize_x=crop, resize_y=crop)
+    images = fn.crop_mirror_normalize(images, dtype=types.FLOAT, output_layout="CHW", mean=[127.5] * 3, std=[127.5] * 3)
+    return images, labels
+
+
+def parse_args():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("data_dir")
+    parser.add_argument("--batch-size", type=int, default=32)
+    parser.add_argument("--workers", type=int, default=4)
+    parser.add_argument("--epochs", type=int, default=1)
+    parser.add_argument("--crop", type=int, default=224)
+    return parser.parse_args()
+
+
+def main():
+    args = parse_args()
+    pipe = create_pipeline(
+        args.data_dir,
+        args.crop,
+        True,
+        batch_size=args.batch_size,
+        num_threads=args.workers,
+        device_id=0,
+        seed=1,
+        prefetch_queue_depth=3,
+    )
+    pipe.build()
+    steps = pipe.epoch_size("Reader") // args.batch_size
+    for epoch in range(args.epochs):
+        start = time.time()
+        for step in range(steps):
+            images, labels = pipe.run()
+            labels = np.asarray(labels.as_cpu().as_tensor())  # noqa: F841
+        print(f"epoch {epoch}: {steps * args.batch_size / (time.time() - start):.1f} img/s")
+
+
+if __name__ == "__main__":
+    main()

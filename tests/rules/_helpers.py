@@ -1,0 +1,17 @@
+import textwrap
+
+from dali_migrate.config import Config
+from dali_migrate.engine import convert_source
+
+HEADER = "import nvidia.dali.fn as fn\nimport nvidia.dali.types as types\nfrom nvidia.dali import pipeline_def\n"
+
+
+def convert(body: str, header: str = HEADER, rules=None) -> str:
+    config = Config(enabled_rules=frozenset(rules)) if rules is not None else None
+    src = header + textwrap.dedent(body)
+    return convert_source(src, config=config).output
+
+
+def pipeline(body: str, decorator: str = "@pipeline_def(batch_size=4)") -> str:
+    """Convert a one-pipeline module whose function body is ``body``."""
+    return convert(f"{decorator}\ndef p():\n" + textwrap.indent(textwrap.dedent(body), "    "))

@@ -1,0 +1,53 @@
+from _helpers import convert, pipeline
+
+
+def test_settings_become_keyword_arguments_with_decorator_defaults():
+    out = convert(
+        "@pipeline_def(batch_size=8, num_threads=3, device_id=None, seed=1)\ndef p(root, k=2):\n    return fn.random.uniform()\n"
+    )
+    assert "def p(root, k=2, *, batch_size=8, num_threads=3, device_id=None, seed=1):" in out
+
+
+def test_bare_decorator_makes_batch_size_required():
+    out = convert("@pipeline_def\ndef p():\n    return fn.random.uniform()\n")
+    assert "def p(*, batch_size, num_threads=None, device_id=None, seed=None):" in out
+    assert "if num_threads is not None:" in out
+
+
+def test_single_output_is_a_one_tuple():
+    out = pipeline("return fn.random.uniform()\n")
+    assert "yield (ndd.random.uniform(" in out and ",)" in out
+
+
+def test_no_reader_loops_forever():
+    out = pipeline("return fn.random.uniform()\n")
+    assert "while True:" in out and "next_epoch" not in out
+
+
+def test_setup_code_runs_once_before_the_loop():
+    out = pipeline('size = [8, 8]\nj, l = fn.readers.file(file_root="d")\nimg = fn.resize(fn.decoders.image(j), size=size)\nreturn img, l\n')
+    assert out.index("size = [8, 8]") < out.index("while True")
+
+
+def test_docstring_and_comments_kept():
+    out = pipeline('"""Doc."""\n# read\nj, l = fn.readers.file(file_root="d")\nreturn j, l\n')
+    assert '"""Doc."""' in out and "# read" in out
+
+
+def test_enable_conditionals_blocks():
+    out = pipeline("return fn.random.uniform()\n", "@pipeline_def(batch_size=2, enable_conditionals=True)")
+    assert "enable_conditionals=True makes `if` on data per-sample" in out
+
+
+def test_pipeline_module_imports_fixed_and_second_run_is_identity():
+    from dali_migrate.engine import convert_source
+
+    out = pipeline("return fn.random.uniform()\n")
+    assert "import nvidia.dali.experimental.dynamic as ndd" in out
+    assert "from nvidia.dali import pipeline_def" not in out and "import nvidia.dali.fn as fn" not in out
+    assert convert_source(out).output == out
+
+
+def test_parameter_named_like_a_setting_blocks():
+    out = convert("@pipeline_def\ndef p(seed):\n    return fn.random.uniform(seed=seed)\n")
+    assert "clash with the pipeline settings" in out
