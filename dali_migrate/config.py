@@ -1,9 +1,11 @@
-"""Settings of one conversion run (command-line flags, later also ``[tool.dali-migrate]``)."""
+"""Settings of one conversion run: command-line flags over ``[tool.dali-migrate]`` (settings.py)."""
 
 from __future__ import annotations
 
 import dataclasses
 from typing import Optional
+
+from dali_migrate.model import MARKER_PREFIX
 
 NATIVE_NDD = "nvidia.dali.experimental.dynamic"
 
@@ -14,3 +16,6 @@ class Config:
     ndd_module: str = NATIVE_NDD
     #: rule ids to run; None means every registered rule
     enabled_rules: Optional[frozenset] = None
+    #: what every marker comment starts with (``marker-style``); the default one is always
+    #: recognised as well when reading markers back
+    marker_prefix: str = MARKER_PREFIX

@@ -50,13 +50,13 @@ def convert_source(source: str, *, path: str = "<string>", config: Optional[Conf
         raise ConversionError(f"does not parse: {e.message}", line=e.raw_line) from None
     names = collect(module)
     if not names.any_dali:
-        return ConversionResult(source=source, output=source, markers=markers.scan(source))
+        return ConversionResult(source=source, output=source, markers=markers.scan(source, config.marker_prefix))
     converter = _Converter(module, names, config)
     output = converter.run()
     return ConversionResult(
         source=source,
         output=output,
-        markers=markers.scan(output),
+        markers=markers.scan(output, config.marker_prefix),
         rewrites=converter.rewrites,
         pipelines_converted=len(converter.converted),
         pipelines_left=converter.left,
@@ -229,7 +229,7 @@ class _Apply(cst.CSTTransformer):
         if not marks:
             return updated
         for rule, reason in marks:
-            updated = markers.add(updated, rule, [reason])
+            updated = markers.add(updated, rule, [reason], self.conv.config.marker_prefix)
         return updated
 
     def leave_FunctionDef(self, original, updated):
@@ -347,6 +347,11 @@ def _names_outside_imports(module: cst.Module) -> set:
             return False
 
         def visit_ImportFrom(self, node):
+            return False
+
+        def visit_Attribute(self, node):
+            # In `ndd.math.sqrt` only `ndd` refers to a binding; `math` is an attribute name.
+            node.value.visit(self)
             return False
 
         def visit_Name(self, node):

@@ -6,6 +6,7 @@ run count as much as new ones: ``--check`` keeps failing until a person deals wi
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Iterable, Sequence, TypeVar
 
@@ -13,35 +14,50 @@ import libcst as cst
 
 from dali_migrate.model import MARKER_PREFIX, Marker
 
-_MARKER_RE = re.compile(r"^\s*" + re.escape(MARKER_PREFIX) + r"\s*\[(?P<rule>[\w.-]+)\]\s*(?P<reason>.*?)\s*$")
-
 S = TypeVar("S", bound=cst.CSTNode)
 
 
-def text(rule: str, reason: str) -> str:
-    return f"{MARKER_PREFIX} [{rule}] {reason}"
+@functools.lru_cache(maxsize=None)
+def _marker_re(prefix: str) -> "re.Pattern":
+    # The default prefix is always recognised too, so switching ``marker-style`` does not hide
+    # markers an earlier run wrote (they still count for --check, and are not written twice).
+    prefixes = sorted({prefix, MARKER_PREFIX}, key=len, reverse=True)
+    alternatives = "|".join(re.escape(p) for p in prefixes)
+    return re.compile(r"^\s*(?:" + alternatives + r")\s*\[(?P<rule>[\w.-]+)\]\s*(?P<reason>.*?)\s*$")
 
 
-def add(statement: S, rule: str, reasons: Iterable[str]) -> S:
-    """Return ``statement`` with one marker line per reason above it, skipping ones already there."""
+def text(rule: str, reason: str, prefix: str = MARKER_PREFIX) -> str:
+    return f"{prefix} [{rule}] {reason}"
+
+
+def add(statement: S, rule: str, reasons: Iterable[str], prefix: str = MARKER_PREFIX) -> S:
+    """Return ``statement`` with one marker line per reason above it, skipping ones already there
+    (in this prefix or the default one)."""
     leading: Sequence[cst.EmptyLine] = statement.leading_lines  # type: ignore[attr-defined]
-    present = {line.comment.value for line in leading if line.comment is not None}
+    pattern = _marker_re(prefix)
+    present = set()
+    for line in leading:
+        if line.comment is not None:
+            m = pattern.match(line.comment.value)
+            if m:
+                present.add((m.group("rule"), m.group("reason")))
     new = []
     for reason in reasons:
-        comment = text(rule, reason)
-        if comment not in present:
-            present.add(comment)
-            new.append(cst.EmptyLine(comment=cst.Comment(comment)))
+        key = (rule, reason.strip())
+        if key not in present:
+            present.add(key)
+            new.append(cst.EmptyLine(comment=cst.Comment(text(rule, reason, prefix))))
     if not new:
         return statement
     return statement.with_changes(leading_lines=[*leading, *new])  # type: ignore[attr-defined]
 
 
-def scan(source: str) -> list:
+def scan(source: str, prefix: str = MARKER_PREFIX) -> list:
     """Every marker in ``source`` with its 1-based line."""
+    pattern = _marker_re(prefix)
     found = []
     for lineno, line in enumerate(source.splitlines(), start=1):
-        m = _MARKER_RE.match(line)
+        m = pattern.match(line)
         if m:
             found.append(Marker(line=lineno, rule=m.group("rule"), reason=m.group("reason")))
     return found

@@ -26,9 +26,15 @@ class Marker:
     line: int  # 1-based line in the *output* text where the marker comment stands
     rule: str  # id of the rule that gave up
     reason: str  # what a person must do
+    # Notebooks only: 1-based index of the cell among all cells of the notebook (markdown ones
+    # included); `line` is then the line within that cell's source. None for .py files.
+    cell: Optional[int] = None
 
     def as_dict(self) -> dict:
-        return dataclasses.asdict(self)
+        d = dataclasses.asdict(self)
+        if self.cell is None:
+            del d["cell"]
+        return d
 
 
 @dataclasses.dataclass

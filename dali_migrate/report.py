@@ -43,6 +43,8 @@ def file_entry(r: FileResult) -> dict:
     }
     if r.status is Status.ERROR:
         entry["error"] = {"message": r.error, "line": r.error_line}
+        if r.error_cell is not None:  # notebooks: `line` is within that cell
+            entry["error"]["cell"] = r.error_cell
     return entry
 
 
@@ -82,10 +84,16 @@ def problem_lines(results: Iterable[FileResult]) -> list[str]:
     lines = []
     for r in results:
         if r.status is Status.ERROR:
-            where = f"{r.path}:{r.error_line}" if r.error_line else r.path
+            if r.error_cell is not None:  # notebooks: "nb.ipynb: cell 3, line 2: error: ..."
+                where = f"{r.path}: cell {r.error_cell}" + (f", line {r.error_line}" if r.error_line else "")
+            else:
+                where = f"{r.path}:{r.error_line}" if r.error_line else r.path
             lines.append(f"{where}: error: {r.error}")
         for m in r.markers:
-            lines.append(f"{r.path}:{m.line}: [{m.rule}] {m.reason}")
+            if m.cell is not None:
+                lines.append(f"{r.path}: cell {m.cell}, line {m.line}: [{m.rule}] {m.reason}")
+            else:
+                lines.append(f"{r.path}:{m.line}: [{m.rule}] {m.reason}")
     return lines
 
 

@@ -13,7 +13,7 @@ from typing import Callable, Iterator, Optional, Sequence
 
 import libcst
 
-from dali_migrate import engine
+from dali_migrate import engine, notebooks
 from dali_migrate.config import Config
 from dali_migrate.files import FileProblem, SourceFile, read_source, write_source
 from dali_migrate.model import ConversionError, ConversionResult, Marker, Status
@@ -48,6 +48,7 @@ class FileResult:
     written: bool = False
     error: Optional[str] = None
     error_line: Optional[int] = None
+    error_cell: Optional[int] = None  # notebooks: 1-based cell that error_line is in
     diff: Optional[str] = None
 
     @classmethod
@@ -68,8 +69,36 @@ def process_file(path: Path, options: Options = Options()) -> FileResult:
 
 
 def _process_notebook(path: Path, options: Options) -> FileResult:
-    # Notebook support is yet to come; until then they are listed but left alone.
-    return FileResult(path=str(path), status=Status.UNCHANGED)
+    """Code cells converted as one module (see notebooks.py); markers and errors carry a cell."""
+    src = read_source(path)
+    if not engine.mentions_dali(src.text):
+        return FileResult(path=str(path), status=Status.UNCHANGED)
+    convert = options.convert or engine.convert_source
+    try:
+        result = notebooks.convert_notebook(
+            src.text, path=str(path), config=options.config, convert=convert,
+            mentions_dali=engine.mentions_dali,
+        )
+    except notebooks.NotebookError as e:
+        out = FileResult.failed(str(path), e.message, e.line)
+        out.error_cell = e.cell
+        return out
+    out = FileResult(
+        path=str(path),
+        status=result.status,
+        markers=list(result.markers),
+        rewrites=result.rewrites,
+        pipelines_converted=result.pipelines_converted,
+        pipelines_left=result.pipelines_left,
+        changed=result.changed,
+    )
+    if not out.changed:
+        return out
+    if options.diff:
+        out.diff = result.diff(str(path))
+    if options.write:
+        out.written = write_source(path, src, result.output)
+    return out
 
 
 def _process_python(path: Path, options: Options) -> FileResult:

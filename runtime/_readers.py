@@ -52,10 +52,17 @@ class Reader:
         static.update(shard_id=shard_id, num_shards=num_shards, stick_to_shard=stick_to_shard)
         if enable_checkpointing:
             static["checkpointing"] = True
-        if self._def.random_seed and "seed" not in static:
-            session = _seeds.current()
-            if session is not None:  # pipeline-compat: the seed a Pipeline would give it
-                static["seed"] = session.seed_for(sys._getframe(1))
+        session = _seeds.current()
+        if self._def.random_seed and session is not None:
+            # pipeline-compat: the seed a Pipeline would give it. An explicit site mapping (what
+            # the equivalence checker computed from the original pipeline) wins over seed=, since
+            # converted code passes the pipeline's seed where the pipeline derived one from it.
+            frame = sys._getframe(1)
+            mapped = session.mapped(frame)
+            if mapped is not None:
+                static["seed"] = mapped
+            elif "seed" not in static:
+                static["seed"] = session.seed_for(frame)
         self._static = static
         self._op = None
         self._api_type = None

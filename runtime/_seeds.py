@@ -107,6 +107,16 @@ class PipelineCompat:
                 return self._site_seeds[k]
         return None
 
+    def mapped(self, frame):
+        """The seed an explicit site mapping gives this call site (by location only), else None."""
+        if not self._site_seeds:
+            return None
+        fn, line, col = site_description(frame)
+        for k in ((fn, line, col), (fn, line)):
+            if k in self._site_seeds:
+                return self._site_seeds[k]
+        return None
+
     def seed_for(self, frame):
         key = site_key(frame)
         seed = self.assigned.get(key)

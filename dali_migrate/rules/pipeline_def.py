@@ -126,15 +126,18 @@ def build(info: PipelineInfo, ctx, statements: list, returned: cst.BaseExpressio
             loop_body.append(stmt)
 
     value = _yield_value(info, returned)
+    # The comments of the `return` line (above it and after it) go with the line that replaces it.
+    ret = info.func.body.body[-1]
+    keep = {"leading_lines": ret.leading_lines, "trailing_whitespace": ret.trailing_whitespace}
     if ctx_name is not None:
         out_name = fresh_name("outputs", taken)
-        inner = [*loop_body, cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(out_name))], value)])]
+        inner = [*loop_body, cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(out_name))], value)], **keep)]
         per_iteration = [
-            cst.With(items=[cst.WithItem(cst.Name(ctx_name))], body=cst.IndentedBlock(body=inner)),
+            cst.With(items=[cst.WithItem(cst.Name(ctx_name))], body=cst.IndentedBlock(body=_no_blank_start(inner))),
             cst.SimpleStatementLine([cst.Expr(cst.Yield(cst.Name(out_name)))]),
         ]
     else:
-        per_iteration = [*loop_body, cst.SimpleStatementLine([cst.Expr(cst.Yield(value))])]
+        per_iteration = _no_blank_start([*loop_body, cst.SimpleStatementLine([cst.Expr(cst.Yield(value))], **keep)])
 
     if reader_name is not None:
         loop = cst.For(
@@ -151,9 +154,25 @@ def build(info: PipelineInfo, ctx, statements: list, returned: cst.BaseExpressio
         decorators=[],
         params=_with_settings(func.params, info),
         body=func.body.with_changes(body=[*head, forever]),
-        leading_lines=[*func.leading_lines, *info.decorator.leading_lines, *func.lines_after_decorators],
+        leading_lines=[*func.leading_lines, *info.decorator.leading_lines, *_comment_of(info.decorator), *func.lines_after_decorators],
         lines_after_decorators=[],
     )
+
+
+def _no_blank_start(body: list) -> list:
+    """A block should not open with a blank line (one that separated statements of the old body)."""
+    if not body or not hasattr(body[0], "leading_lines"):
+        return body
+    lines = list(body[0].leading_lines)
+    while lines and lines[0].comment is None:
+        lines.pop(0)
+    return [body[0].with_changes(leading_lines=lines), *body[1:]]
+
+
+def _comment_of(decorator: cst.Decorator) -> list:
+    """``@pipeline_def(...)  # note``: the note stays, on a line of its own above the function."""
+    comment = decorator.trailing_whitespace.comment
+    return [cst.EmptyLine(comment=comment)] if comment is not None else []
 
 
 def describe(info: PipelineInfo) -> str:

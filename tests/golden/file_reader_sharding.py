@@ -17,7 +17,10 @@ def sharded_pipe(data_dir, shard_id, num_shards):
     return images, labels
 
 
-def make(rank, world_size):
+def run_shard(rank, world_size, steps):
     pipe = sharded_pipe("/data", rank, world_size, batch_size=16, num_threads=4, device_id=rank)
     pipe.build()
-    return pipe
+    shard_size = pipe.epoch_size("Reader")
+    for _ in range(steps):
+        images, labels = pipe.run()
+    return shard_size

@@ -47,7 +47,7 @@ def main():
         start = time.time()
         for step in range(steps):
             images, labels = pipe.run()
-            labels = np.asarray(labels.as_cpu().as_tensor())  # noqa: F841
+            host_labels = np.asarray(labels.as_cpu().as_tensor())  # noqa: F841
         print(f"epoch {epoch}: {steps * args.batch_size / (time.time() - start):.1f} img/s")
 
 

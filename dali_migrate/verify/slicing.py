@@ -1,0 +1,105 @@
+"""Keep only what a named pipeline needs from a module, so verifying a script never runs its
+top-level code (building pipelines on the author's paths, training loops without a main guard).
+
+Statements the pipeline does not need are replaced by blank lines, so line numbers (in errors,
+and in the call sites that seeds are matched by) stay those of the file.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from dali_migrate.cst_util import names_in
+from dali_migrate.pipeline_analysis import _assigned_names
+
+
+class SliceError(Exception):
+    pass
+
+
+def _bound_by(stmt: cst.CSTNode) -> set:
+    if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+        return {stmt.name.value}
+    if isinstance(stmt, cst.SimpleStatementLine):
+        bound = set()
+        for small in stmt.body:
+            if isinstance(small, cst.Import):
+                for a in small.names:
+                    bound.add(a.asname.name.value if a.asname else cst.Module([]).code_for_node(a.name).split(".")[0])
+            elif isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
+                for a in small.names:
+                    bound.add(a.asname.name.value if a.asname else cst.Module([]).code_for_node(a.name))
+            else:
+                bound |= _assigned_names(small)
+        return bound
+    if isinstance(stmt, (cst.If, cst.Try, cst.With)):
+        # e.g. try: import x / except ImportError: x = None
+        return _assigned_names(stmt) | {
+            n for s in _import_nodes(stmt) for n in _bound_by(cst.SimpleStatementLine([s]))
+        }
+    return set()
+
+
+def _import_nodes(stmt):
+    found = []
+
+    class _V(cst.CSTVisitor):
+        def visit_Import(self, node):
+            found.append(node)
+
+        def visit_ImportFrom(self, node):
+            found.append(node)
+
+    stmt.visit(_V())
+    return found
+
+
+def _is_future(stmt) -> bool:
+    return (
+        isinstance(stmt, cst.SimpleStatementLine)
+        and isinstance(stmt.body[0], cst.ImportFrom)
+        and isinstance(stmt.body[0].module, cst.Name)
+        and stmt.body[0].module.value == "__future__"
+    )
+
+
+def _is_main_guard(stmt) -> bool:
+    return isinstance(stmt, cst.If) and "__main__" in cst.Module([]).code_for_node(stmt.test)
+
+
+def slice_source(source: str, names: list) -> str:
+    """``source`` with every top-level statement not needed by ``names`` blanked out."""
+    wrapper = MetadataWrapper(cst.parse_module(source))
+    module = wrapper.module
+    positions = wrapper.resolve(PositionProvider)
+    body = list(module.body)
+    bound = [_bound_by(s) for s in body]
+    defined = set().union(*bound) if bound else set()
+    missing = [n for n in names if n not in defined]
+    if missing:
+        raise SliceError(f"no top-level definition of {', '.join(missing)}")
+    needed = set(names)
+    keep = set()
+    changed = True
+    while changed:
+        changed = False
+        for i, stmt in enumerate(body):
+            if i in keep or _is_main_guard(stmt):
+                continue
+            if _is_future(stmt) or bound[i] & needed:
+                keep.add(i)
+                free = names_in(stmt) - bound[i] if not isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) else names_in(stmt)
+                needed |= free
+                changed = True
+    lines = source.splitlines(keepends=True)
+    out = list(lines)
+    for i, stmt in enumerate(body):
+        if i in keep:
+            continue
+        rng = positions[stmt]
+        # leading comments belong to the statement in libcst; blank the statement's own lines only
+        for ln in range(rng.start.line - 1, rng.end.line):
+            if ln < len(out):
+                out[ln] = "\n" if out[ln].endswith("\n") else ""
+    return "".join(out)

@@ -1,0 +1,12 @@
+# golden-run: pipe=legacy_pipe args=(str(DATA / "images"),) iterations=12
+from nvidia.dali import types
+import nvidia.dali.experimental.dynamic as ndd
+
+
+def legacy_pipe(root, *, batch_size=4, num_threads=1, device_id=None, seed=None):
+    ndd.set_num_threads(num_threads)
+    reader = ndd.readers.File(file_root=root)
+    while True:
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
+            images = ndd.decoders.image(jpegs, output_type=types.RGB)
+            yield images, labels

@@ -1,0 +1,28 @@
+# golden-run: pipe=gpu_pipe args=(str(DATA / "images"),) iterations=12
+import nvidia.dali.types as types
+import nvidia.dali.experimental.dynamic as ndd
+
+
+def gpu_pipe(data_dir, *, batch_size=4, num_threads=4, device_id=0, seed=None):
+    ndd.set_num_threads(num_threads)
+    ctx = ndd.EvalContext(device_id=device_id)
+    reader = ndd.readers.File(file_root=data_dir)
+    while True:
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
+            with ctx:
+                images = ndd.decoders.image(jpegs, device="gpu", output_type=types.RGB)
+                images = ndd.resize(images, device="gpu", resize_x=32, resize_y=32)
+                images = ndd.crop_mirror_normalize(
+                    images,
+                    dtype=types.FLOAT,
+                    mean=[128.0, 128.0, 128.0],
+                    std=[64.0, 64.0, 64.0],
+                )
+                outputs = images, labels.gpu()
+            yield outputs
+
+
+pipe = gpu_pipe("/data/images", device_id=1)
+images, labels = next(pipe)
+host = images.cpu()
+print(host.select(0).shape, ndd.as_tensor(labels.cpu()))

@@ -1,0 +1,18 @@
+from nvidia.dali import fn, pipeline_def, types
+
+
+@pipeline_def(batch_size=4, num_threads=1, enable_conditionals=True)
+def cond_pipe(root):
+    jpegs, labels = fn.readers.file(file_root=root)
+    images = fn.decoders.image(jpegs, output_type=types.RGB)
+    if labels == 0:
+        images = fn.flip(images, horizontal=1)
+    else:
+        images = fn.flip(images, vertical=1)
+    return images, labels
+
+
+@pipeline_def(batch_size=4, num_threads=1, enable_conditionals=False)
+def plain_pipe(root):
+    jpegs, labels = fn.readers.file(file_root=root)
+    return fn.decoders.image(jpegs), labels

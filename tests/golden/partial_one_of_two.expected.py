@@ -1,0 +1,25 @@
+from nvidia.dali import fn, pipeline_def
+import nvidia.dali.experimental.dynamic as ndd
+
+
+def good_pipe(root, *, batch_size=4, num_threads=1, device_id=None, seed=None):
+    ndd.set_num_threads(num_threads)
+    reader = ndd.readers.File(file_root=root)
+    while True:
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
+            yield ndd.decoders.image(jpegs), labels
+
+
+# dali-migrate: [pipeline-def] pipeline not converted:
+# dali-migrate: [pipeline-def] fn.shapes has no dynamic-mode counterpart: use the batch's .shape
+@pipeline_def(batch_size=4, num_threads=1)
+def shapes_pipe(root):
+    jpegs, labels = fn.readers.file(file_root=root)
+    images = fn.decoders.image(jpegs)
+    return images, fn.shapes(images)
+
+
+good = good_pipe("/data")
+other = shapes_pipe("/data")
+other.build()
+print(next(good), other.run())

@@ -1,0 +1,22 @@
+import numpy as np
+from nvidia.dali import fn, pipeline_def
+
+
+def invert(image):
+    return 255 - image
+
+
+# dali-migrate: [pipeline-def] pipeline not converted:
+# dali-migrate: [pipeline-def] fn.python_function has no dynamic-mode counterpart: call the Python function on the batch's samples (e.g. via .torch() or numpy) in the loop
+@pipeline_def(batch_size=4, num_threads=1, exec_async=False, exec_pipelined=False)
+def python_pipe(root):
+    jpegs, labels = fn.readers.file(file_root=root)
+    images = fn.decoders.image(jpegs)
+    images = fn.python_function(images, function=invert)
+    return images, labels
+
+
+pipe = python_pipe("/data")
+pipe.build()
+images, labels = pipe.run()
+print(np.asarray(images.at(0)))

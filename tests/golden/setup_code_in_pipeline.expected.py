@@ -1,0 +1,22 @@
+# golden-run: pipe=normalize_pipe args=(str(DATA / "images"),) kwargs={"size": 20} iterations=12
+import os
+
+from nvidia.dali import types
+import nvidia.dali.experimental.dynamic as ndd
+
+MEAN = (0.485, 0.456, 0.406)
+STD = (0.229, 0.224, 0.225)
+
+
+def normalize_pipe(root, size=32, *, batch_size=4, num_threads=1, device_id=None, seed=None):
+    ndd.set_num_threads(num_threads)
+    mean = [m * 255 for m in MEAN]
+    std = [s * 255 for s in STD]
+    root = os.path.abspath(root)
+    reader = ndd.readers.File(file_root=root)
+    while True:
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
+            images = ndd.decoders.image(jpegs, output_type=types.RGB)
+            images = ndd.resize(images, resize_x=size, resize_y=size)
+            images = ndd.normalize(ndd.cast(images, dtype=types.FLOAT), mean=sum(mean) / 3, stddev=sum(std) / 3)
+            yield images, labels

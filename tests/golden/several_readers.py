@@ -1,0 +1,15 @@
+from nvidia.dali import fn, pipeline_def
+
+
+@pipeline_def(batch_size=4, num_threads=2)
+def paired_pipe(images_root, masks_root):
+    jpegs, labels = fn.readers.file(file_root=images_root, name="Images")
+    masks, _ = fn.readers.file(file_root=masks_root, name="Masks")
+    images = fn.decoders.image(jpegs)
+    masks = fn.decoders.image(masks)
+    return images, masks, labels
+
+
+pipe = paired_pipe("/data/images", "/data/masks")
+pipe.build()
+images, masks, labels = pipe.run()

@@ -1,0 +1,159 @@
+"""Run golden cases on the CPU: the pipeline-mode input and its converted output give the same batches.
+
+Cases opt in with a ``# golden-run:`` header line (see ``tests/golden/README.md``). Both files are
+moved onto the CPU with :func:`dali_migrate.device_cpu.to_cpu`, reduced to their imports,
+definitions and constants (no module-level code runs, ``if __name__ == "__main__"`` included) and
+imported from a temporary folder. The pipeline is built and run ``iterations`` times; the converted
+generator gives ``iterations`` items; every output of every iteration must match sample by sample:
+dtype, shape, layout and values (exactly).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+from dali_migrate.device_cpu import to_cpu
+from dali_migrate.model import MARKER_PREFIX
+
+np = pytest.importorskip("numpy")
+pytest.importorskip("nvidia.dali")
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+HEADER = "# golden-run:"
+KEYS = ("pipe", "args", "kwargs", "iterations")
+MIN_RUN_CASES = 10
+
+
+def parse_header(text: str):
+    """The ``# golden-run:`` settings of a case as strings, or None when the case does not run."""
+    for line in text.splitlines():
+        if line.startswith(HEADER):
+            rest = line[len(HEADER) :].strip()
+            parts = re.split(r"\s+(?=(?:%s)=)" % "|".join(KEYS), rest)
+            found = {}
+            for part in parts:
+                key, _, value = part.partition("=")
+                if key not in KEYS:
+                    raise ValueError(f"unknown golden-run key {key!r} in {line!r}")
+                found[key] = value
+            if "pipe" not in found:
+                raise ValueError(f"golden-run header without pipe=: {line!r}")
+            return found
+    return None
+
+
+def run_cases() -> list:
+    found = []
+    for path in sorted(GOLDEN.glob("*.py")):
+        if path.name.endswith(".expected.py"):
+            continue
+        if parse_header(path.read_text(encoding="utf-8")) is not None:
+            found.append(path.name[: -len(".py")])
+    return found
+
+
+CASES = run_cases()
+
+
+def _definitions_only(source: str) -> str:
+    """Imports, functions, classes and constant assignments: what defining the pipeline needs."""
+    module = cst.parse_module(source)
+
+    def keep(stmt) -> bool:
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            return True
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, (cst.Import, cst.ImportFrom)):
+                    continue
+                if isinstance(small, cst.Assign) and not _has_call(small.value):
+                    continue
+                return False
+            return True
+        return False
+
+    return module.with_changes(body=[s for s in module.body if keep(s)]).code
+
+
+def _has_call(node) -> bool:
+    found = []
+
+    class _V(cst.CSTVisitor):
+        def visit_Call(self, n):
+            found.append(n)
+
+    node.visit(_V())
+    return bool(found)
+
+
+def _import(path: Path, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.modules.pop(name, None)
+    return module
+
+
+def _layout(value) -> str:
+    return value or ""
+
+
+def test_enough_run_cases():
+    assert len(CASES) >= MIN_RUN_CASES, CASES
+
+
+def test_header_parsing():
+    h = parse_header('# golden-run: pipe=p args=(str(DATA / "a b"), 1) kwargs={"batch_size": 4} iterations=12\n')
+    assert h == {"pipe": "p", "args": '(str(DATA / "a b"), 1)', "kwargs": '{"batch_size": 4}', "iterations": "12"}
+    assert parse_header("import x\n") is None
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_same_batches(name, fixture_data, tmp_path):
+    source = (GOLDEN / f"{name}.py").read_text(encoding="utf-8")
+    converted = (GOLDEN / f"{name}.expected.py").read_text(encoding="utf-8")
+    header = parse_header(source)
+    # Only deterministic, fully converted cases can be compared exactly.
+    assert MARKER_PREFIX not in converted, "a run case must convert without markers"
+    assert "rng=" not in converted, "a run case must not use random operators"
+    assert not re.search(r"(random_shuffle|shuffle_after_epoch)=True", source), "a run case must not shuffle"
+
+    env = {"DATA": Path(fixture_data), "str": str}
+    args = eval(header.get("args", "()"), env)  # noqa: S307 - test data written in this repository
+    kwargs = eval(header.get("kwargs", "{}"), env)  # noqa: S307
+    iterations = int(header.get("iterations", "12"))
+    pipe_name = header["pipe"]
+
+    (tmp_path / "original.py").write_text(_definitions_only(to_cpu(source)), encoding="utf-8")
+    (tmp_path / "converted.py").write_text(_definitions_only(to_cpu(converted)), encoding="utf-8")
+    original = _import(tmp_path / "original.py", f"golden_original_{name}")
+    dynamic = _import(tmp_path / "converted.py", f"golden_converted_{name}")
+
+    pipe = getattr(original, pipe_name)(*args, **kwargs, device_id=None)
+    pipe.build()
+    gen = getattr(dynamic, pipe_name)(*args, **kwargs, device_id=None)
+
+    for it in range(iterations):
+        expected = pipe.run()
+        got = next(gen)
+        assert isinstance(got, tuple), f"iteration {it}: the generator must yield a tuple"
+        assert len(got) == len(expected), f"iteration {it}: {len(got)} outputs instead of {len(expected)}"
+        for k, (tl, batch) in enumerate(zip(expected, got)):
+            where = f"iteration {it}, output {k}"
+            assert batch.batch_size == len(tl), f"{where}: batch size"
+            assert _layout(batch.layout) == _layout(tl.layout()), f"{where}: layout"
+            for i in range(len(tl)):
+                want = np.asarray(tl.at(i))
+                have = np.asarray(batch.select(i))
+                assert have.dtype == want.dtype, f"{where}, sample {i}: dtype {have.dtype} != {want.dtype}"
+                assert have.shape == want.shape, f"{where}, sample {i}: shape {have.shape} != {want.shape}"
+                assert np.array_equal(have, want), f"{where}, sample {i}: values differ"
