@@ -39,7 +39,7 @@ def _split_rules(ctx, param, value: Optional[str]) -> Optional[tuple]:
     return tuple(part.strip() for part in value.split(",") if part.strip())
 
 
-@main.command()
+@main.command(short_help="Convert DALI pipeline-mode code in place (or --diff / --check).")
 @click.argument(
     "paths", nargs=-1, required=True,
     type=click.Path(exists=True, file_okay=True, dir_okay=True, path_type=Path),

@@ -14,11 +14,11 @@ from typing import Optional
 import libcst as cst
 import libcst.matchers as m
 
-from dali_migrate import call_sites, markers, parents as parents_mod, rules as rules_mod
+from dali_migrate import call_sites, legacy, markers, parents as parents_mod, rules as rules_mod
 from dali_migrate.catalog import load as load_catalog
 from dali_migrate.config import Config
 from dali_migrate.cst_util import code, fresh_name, names_in, without_kwargs
-from dali_migrate.dali_imports import MATH, collect
+from dali_migrate.dali_imports import FN, MATH, collect
 from dali_migrate.model import ConversionError, ConversionResult
 from dali_migrate.pipeline_analysis import analyze, helpers_with_ops, pipeline_decorator
 from dali_migrate.pipeline_context import PipelineContext
@@ -51,7 +51,7 @@ def convert_source(source: str, *, path: str = "<string>", config: Optional[Conf
     names = collect(module)
     if not names.any_dali:
         return ConversionResult(source=source, output=source, markers=markers.scan(source, config.marker_prefix))
-    converter = _Converter(module, names, config)
+    converter = _convert_with_legacy(module, names, config)
     output = converter.run()
     return ConversionResult(
         source=source,
@@ -63,9 +63,41 @@ def convert_source(source: str, *, path: str = "<string>", config: Optional[Conf
     )
 
 
+def _convert_with_legacy(module: cst.Module, names, config: Config) -> "_Converter":
+    """Legacy pipelines (``with pipe:``, Pipeline subclasses) are tried as synthesized @pipeline_def
+    functions; each one that does not then convert completely is put back as it was, with the
+    reasons, and the file is converted again without it."""
+    names.aliases.setdefault(legacy.SYNTHETIC_FN, FN)
+    catalog = load_catalog()
+    skip: set = set()
+    reasons: dict = {}  # name -> (anchor, [reasons])
+    while True:
+        normalized, found = legacy.normalize(module, names, catalog, names_in(module), skip)
+        converter = _Converter(normalized, names, config, original=module)
+        converter.run_analysis()
+        failed = [
+            item for item in found
+            if item.name not in skip and (item.reason or item.name not in converter.converted)
+        ]
+        if not failed:
+            break
+        for item in failed:
+            skip.add(item.name)
+            why = [item.reason] if item.reason else converter.reasons.get(item.name, [])
+            reasons[item.name] = (item, why or ["its uses in this file could not be followed"])
+    for item, why in reasons.values():
+        anchor = item.find_anchor(converter.module)
+        for reason in why:
+            converter._mark(anchor, "legacy-pipeline", f"not converted: {reason}")
+    return converter
+
+
 class _Converter:
-    def __init__(self, module: cst.Module, names, config: Config):
+    def __init__(self, module: cst.Module, names, config: Config, original: Optional[cst.Module] = None):
         self.module, self.names, self.config = module, names, config
+        self.original = original if original is not None else module
+        self.reasons: dict = {}  # pipeline name -> why it was not converted
+        self._analysed = None
         self.catalog = load_catalog()
         self.enabled = _enabled(config)
         self.all_rules = rules_mod.all_rules()
@@ -108,7 +140,10 @@ class _Converter:
             entry.append((rule, reason))
 
     # -- the work ----------------------------------------------------------------------------
-    def run(self) -> str:
+    def run_analysis(self) -> None:
+        """Decide what converts (fills ``converted``, ``reasons``, the plans); idempotent."""
+        if self._analysed is not None:
+            return
         pipelines = self._analyse_pipelines()
         readers = {name: conv[1] for name, conv in pipelines.items()}
         infos = {name: conv[0] for name, conv in pipelines.items()}
@@ -121,6 +156,7 @@ class _Converter:
             info, _, new_func = pipelines[name]
             if plan.blockers:
                 self.left += 1
+                self.reasons[name] = [reason for _, reason in plan.blockers]
                 for stmt, reason in plan.blockers:
                     self._mark(stmt if stmt is not None else info.func, "call-site", reason)
                 self._mark(info.func, pipeline_rule.RULE.id, "not converted: some uses of this pipeline in this file need a person (see the markers there)")
@@ -129,12 +165,19 @@ class _Converter:
             self.replace[id(info.func)] = new_func
             site_rewrites.update(plan.rewrites)
             drops.update(plan.drop_kwargs)
+        self._analysed = (site_rewrites, drops)
+
+    def run(self) -> str:
+        self.run_analysis()
+        site_rewrites, drops = self._analysed
         for det in self.detectors:
             for stmt, reason in det.find(self.module, self.names, self.parents, set(self.converted)):
+                if any(rule == "legacy-pipeline" for rule, _ in self.marks.get(id(stmt), [])):
+                    continue  # already says precisely why it was not converted
                 self._mark(stmt, det.id, reason)
         new_module = self.module.visit(_Apply(self, site_rewrites, drops))
         if self.converted:
-            new_module = _fix_imports(self.module, new_module, self.names, self.ndd, self.config.ndd_module)
+            new_module = _fix_imports(self.original, new_module, self.names, self.ndd, self.config.ndd_module)
         return new_module.code
 
     def _analyse_pipelines(self) -> dict:
@@ -153,8 +196,10 @@ class _Converter:
             ctx = PipelineContext(
                 names=self.names, catalog=self.catalog, ndd=self.ndd, taken=set(self.taken), setup_names=info.setup_names
             )
+            ctx.batch_size, ctx.seed = info.setting("batch_size"), info.setting("seed")
             self._op_rule_blockers(info, ctx)
             if info.blockers:
+                self.reasons[func.name.value] = list(info.blockers)
                 self.left += 1
                 self._mark(func, pipeline_rule.RULE.id, "pipeline not converted:")
                 for reason in info.blockers:

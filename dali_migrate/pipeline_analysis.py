@@ -41,6 +41,9 @@ class PipelineInfo:
     func: cst.FunctionDef
     decorator: cst.Decorator
     settings: dict  # setting name -> default expression from the decorator (absent if not given)
+    #: setting -> the parameter that carries it, where the decorator passes a parameter straight
+    #: through (a converted Pipeline subclass: super().__init__(batch_size, ...))
+    bound_settings: dict = dataclasses.field(default_factory=dict)
     blockers: list = dataclasses.field(default_factory=list)
     docstring: Optional[cst.BaseStatement] = None
     statements: list = dataclasses.field(default_factory=list)  # body without docstring and return
@@ -59,11 +62,17 @@ class PipelineInfo:
     def name(self) -> str:
         return self.func.name.value
 
+    def setting(self, key: str) -> str:
+        """The local name that holds a pipeline setting in the converted function."""
+        return self.bound_settings.get(key, key)
+
 
 def pipeline_decorator(func: cst.FunctionDef, names: DaliNames) -> Optional[cst.Decorator]:
+    from dali_migrate.legacy import SYNTHETIC_DECORATOR
+
     for dec in func.decorators:
         target = dec.decorator.func if isinstance(dec.decorator, cst.Call) else dec.decorator
-        if names.is_pipeline_def(target):
+        if names.is_pipeline_def(target) or m.matches(target, m.Name(SYNTHETIC_DECORATOR)):
             return dec
     return None
 
@@ -213,9 +222,25 @@ def _helpers_with_ops(module: cst.Module, names: DaliNames) -> dict:
     found = {}
     for stmt in module.body:
         if isinstance(stmt, cst.FunctionDef) and pipeline_decorator(stmt, names) is None:
-            hit = m.findall(stmt, m.Call(func=m.MatchIfTrue(lambda f: names.fn_op(f) is not None)))
-            if hit:
+            if _calls_ops_outside_pipelines(stmt, names):
                 found[stmt.name.value] = stmt
+    return found
+
+
+def _calls_ops_outside_pipelines(func: cst.FunctionDef, names: DaliNames) -> bool:
+    """Operator calls in ``func`` other than those inside pipeline functions nested in it."""
+    found = False
+
+    class _V(cst.CSTVisitor):
+        def visit_FunctionDef(self, node):
+            return node is func or pipeline_decorator(node, names) is None
+
+        def visit_Call(self, node):
+            nonlocal found
+            if names.fn_op(node.func) is not None:
+                found = True
+
+    func.visit(_V())
     return found
 
 
@@ -251,7 +276,13 @@ def analyze(func: cst.FunctionDef, dec: cst.Decorator, names: DaliNames, catalog
         info.blockers.append("async pipeline function: convert by hand")
 
     params = _param_names(func.params)
-    clash = sorted(params & set(SETTINGS))
+    for key in SETTINGS:
+        value = info.settings.get(key)
+        if isinstance(value, cst.Name) and value.value in params:
+            info.bound_settings[key] = value.value
+    clash = sorted(
+        p for p in params & set(SETTINGS) if info.bound_settings.get(p) != p
+    ) + sorted(p for p in set(info.bound_settings.values()) & set(SETTINGS) if info.bound_settings.get(p) != p)
     if clash:
         info.blockers.append(f"parameter(s) {', '.join(clash)} clash with the pipeline settings the converted function takes")
 
@@ -305,6 +336,18 @@ def analyze(func: cst.FunctionDef, dec: cst.Decorator, names: DaliNames, catalog
         else:
             info.blockers.append(
                 f"fn.{op.fn_name} must be assigned on a line of its own at the top level of the pipeline to be converted"
+            )
+        if (
+            info.reader_index is not None
+            and isinstance(body[info.reader_index].body[0].targets[0].target, cst.Name)
+            and op.num_outputs is None
+            and op.reader_class != "TFRecord"
+        ):
+            # A pipeline gives one DataNode or a list, depending on the arguments; next_epoch always
+            # yields a tuple (TFRecord: a dict), so a single name cannot be translated blindly.
+            info.blockers.append(
+                f"cannot tell whether fn.{op.fn_name} gives one output or several here: unpack its outputs "
+                f"(`a, b = fn.{op.fn_name}(...)`) or convert by hand"
             )
         if kwarg(call, "device") is not None and info.reader_index is not None:
             dev = kwarg(call, "device").value

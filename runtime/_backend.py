@@ -23,14 +23,131 @@ TensorListCPU = _b.TensorListCPU
 TensorGPU = getattr(_b, "TensorGPU", None)
 TensorListGPU = getattr(_b, "TensorListGPU", None)
 CPU_ONLY_DEVICE_ID = _types.CPU_ONLY_DEVICE_ID
-Philox = getattr(_b, "_Philox4x32_10", None)  # ndd's RNG; absent before 1.52
+
+
+class PyRandomEngine:
+    """The RNG engine of DALI 1.5x's native ndd (`random.RNG` there is Python's `random.Random`,
+    one `randint(0, 2**32 - 1)` per word), with the interface of the backend's Philox class.
+    Used where the backend has no `_Philox4x32_10` (before 2.x), so seeded streams still equal
+    that release's native ndd."""
+
+    def __init__(self, *args):
+        import random
+
+        self._r = random.Random()
+        if len(args) == 1:
+            self.set_state(args[0])
+        else:
+            self._r.seed(args[0])
+
+    def next(self):
+        return self._r.randint(0, 0xFFFFFFFF)
+
+    def skipahead(self, n):
+        for _ in range(n):
+            self._r.randint(0, 0xFFFFFFFF)
+
+    def get_state(self):
+        return ("PyRandom", self._r.getstate())
+
+    def set_state(self, state):
+        if not (isinstance(state, tuple) and len(state) == 2 and state[0] == "PyRandom"):
+            raise ValueError(f"not a state of this DALI release's RNG: {state!r}")
+        self._r.setstate(state[1])
+
+
+# ndd's RNG engine: the backend's Philox4x32-10 (2.x), else DALI 1.5x ndd's Python generator.
+Philox = getattr(_b, "_Philox4x32_10", None) or PyRandomEngine
 
 HAS_DIRECT = hasattr(_b, "_Operator") and hasattr(_b, "_Workspace")
-USE_PIPELINE = os.environ.get("DALI_MIGRATE_RUNTIME_BACKEND") == "pipeline" or not HAS_DIRECT
+# True: run every operator through the one-op Pipeline fallback. None: not decided yet - the
+# first operator probes whether the direct path runs at all (DALI 1.53's `_Operator.SetupAndRun`
+# needs a CUDA driver even for CPU operators, so on a machine without one the fallback is used).
+USE_PIPELINE = True if (os.environ.get("DALI_MIGRATE_RUNTIME_BACKEND") == "pipeline"
+                        or not HAS_DIRECT) else None
+DIRECT_PROBLEM = None  # why the direct path was found unusable (the probe's error), if it was
+
+
+def use_pipeline():
+    global USE_PIPELINE
+    if USE_PIPELINE is None:
+        USE_PIPELINE = not _direct_path_runs()
+    return USE_PIPELINE
+
+
+def _direct_path_runs():
+    """Run a CPU Copy through `_Operator` once; False (and DIRECT_PROBLEM set) if it fails."""
+    global DIRECT_PROBLEM
+    try:
+        import numpy as np
+
+        spec, _ = build_spec("Copy", "cpu", {}, [("cpu", 1, _types.DALIDataType.UINT8, "")], {})
+        spec.AddArg("num_threads", 1)
+        spec.AddArg("device_id", CPU_ONLY_DEVICE_ID)
+        spec.AddArg("max_batch_size", 1)
+        op = _b._Operator(spec)
+        _, facade = _new_thread_pool(1, None)
+        ws = _b._Workspace(facade, None)
+        ws.AddInput(TensorListCPU(np.arange(3, dtype=np.uint8)[None], ""))
+        op.SetupAndRun(ws, 1)
+        (out,) = ws.GetOutputs()
+        ok = np.array_equal(np.asarray(out[0]), np.arange(3, dtype=np.uint8))
+        if not ok:
+            DIRECT_PROBLEM = "the direct path returned wrong data"
+        return ok
+    except Exception as e:  # noqa: BLE001 - any failure means: use the public fallback
+        DIRECT_PROBLEM = f"{type(e).__name__}: {e}".strip()
+        return False
+
+
+def _probe_spec_input_meta():
+    """Whether OpSpec.AddInput/AddArgumentInput take (ndim, dtype, layout) (2.x; not 1.53)."""
+    try:
+        _b.OpSpec("Copy").AddInput("in0", "cpu", 1, _types.DALIDataType.UINT8, "")
+        return True
+    except TypeError:
+        return False
+
+
+SPEC_INPUT_META = _probe_spec_input_meta()
+
+# Internal schemas got a leading underscore in 2.x (`_ArithmeticGenericOp`, `_TensorSubscript`,
+# `_SubscriptDimCheck`); 1.x registers them without it. The runtime uses the 2.x names and this
+# maps them to what the installed DALI registers.
+_names = {}
+
+
+def real_name(name):
+    r = _names.get(name)
+    if r is None:
+        registered = _ops_api._registry._all_registered_ops()
+        r = name
+        if name not in registered and name.startswith("_") and name[1:] in registered:
+            r = name[1:]
+        _names[name] = r
+    return r
 
 
 def get_schema(name):
-    return _b.GetSchema(name)
+    return _b.GetSchema(real_name(name))
+
+
+def alias_for(schema):
+    """Name of the schema `schema` is an alias of, or "" (OpSchema.AliasFor is 2.x only)."""
+    f = getattr(schema, "AliasFor", None)
+    return f() if f is not None else ""
+
+
+def is_abstract(schema):
+    """OpSchema.IsAbstract (2.x); before it there were no abstract schemas in the registry."""
+    f = getattr(schema, "IsAbstract", None)
+    return bool(f()) if f is not None else False
+
+
+def deprecated_in_version(schema):
+    """The release a deprecated schema was deprecated in ("" when unknown, e.g. on 1.x)."""
+    f = getattr(schema, "DeprecatedInVersion", None)
+    return f() if f is not None else ""
 
 
 def schema_and_target(name):
@@ -38,7 +155,7 @@ def schema_and_target(name):
     if hasattr(_b, "GetSchemaAndTarget"):
         return _b.GetSchemaAndTarget(name)
     s = _b.GetSchema(name)
-    alias = s.AliasFor() if hasattr(s, "AliasFor") else ""
+    alias = alias_for(s)
     return s, (_b.GetSchema(alias) if alias else s)
 
 
@@ -53,6 +170,17 @@ def cuda_device_count():
         return 0
 
 
+def _new_thread_pool(num_threads, device_id):
+    """(pool object to keep alive, what `_Workspace` takes)."""
+    if hasattr(_b, "_NewThreadPool"):  # 2.1+: a pool and a per-call facade
+        pool = _b._NewThreadPool(num_threads, device_id=device_id)
+        return pool, pool._create_facade()
+    # 1.52 - 2.0: the _ThreadPool itself goes into the workspace
+    dev = CPU_ONLY_DEVICE_ID if device_id is None else device_id
+    pool = _b._ThreadPool(num_threads, dev)
+    return pool, pool
+
+
 class ThreadPool:
     """Worker threads for CPU operators; DALI 2.1 split the pool from the per-call facade."""
 
@@ -60,14 +188,10 @@ class ThreadPool:
         self.num_threads = num_threads
         self.device_id = device_id
         self._pool = None
-        if USE_PIPELINE:
+        if use_pipeline():
             self.facade = None
-        elif hasattr(_b, "_NewThreadPool"):  # 2.1+
-            self._pool = _b._NewThreadPool(num_threads, device_id=device_id)
-            self.facade = self._pool._create_facade()
-        else:  # 1.52 - 2.0: the _ThreadPool itself goes into the workspace
-            dev = CPU_ONLY_DEVICE_ID if device_id is None else device_id
-            self.facade = _b._ThreadPool(num_threads, dev)
+        else:
+            self._pool, self.facade = _new_thread_pool(num_threads, device_id)
 
 
 def build_spec(schema_name, backend, static_args, inputs_meta, arg_inputs_meta):
@@ -76,6 +200,7 @@ def build_spec(schema_name, backend, static_args, inputs_meta, arg_inputs_meta):
     inputs_meta: [(device, ndim, type_id, layout)], arg_inputs_meta: {name: (ndim, type_id,
     layout)}. Returns (spec, num_outputs). Raises like the ops API does for bad arguments.
     """
+    schema_name = real_name(schema_name)
     schema = _b.GetSchema(schema_name)
     spec = _b.OpSpec(schema_name)
     spec.AddArg("device", backend)
@@ -87,13 +212,19 @@ def build_spec(schema_name, backend, static_args, inputs_meta, arg_inputs_meta):
         raise ValueError(f"Operator {op_name} expects from {schema.MinNumInput()} to "
                          f"{schema.MaxNumInput()} inputs, but received {n_in}.")
     for i, (dev, ndim, tid, layout) in enumerate(inputs_meta):
-        spec.AddInput(f"in{i}", dev, ndim, tid, layout)
+        if SPEC_INPUT_META:
+            spec.AddInput(f"in{i}", dev, ndim, tid, layout)
+        else:
+            spec.AddInput(f"in{i}", dev)
     for name in sorted(arg_inputs_meta):
         if not schema.IsTensorArgument(name):
             raise TypeError(f"The argument `{name}` of operator {op_name} is not a tensor "
                             f"argument and cannot be a Tensor/Batch; pass a Python value.")
-        ndim, tid, layout = arg_inputs_meta[name]
-        spec.AddArgumentInput(name, f"arg_{name}", ndim, tid, layout)
+        if SPEC_INPUT_META:
+            ndim, tid, layout = arg_inputs_meta[name]
+            spec.AddArgumentInput(name, f"arg_{name}", ndim, tid, layout)
+        else:
+            spec.AddArgumentInput(name, f"arg_{name}")
     n_out = schema.CalculateOutputs(spec) + schema.CalculateAdditionalOutputs(spec)
     out_dev = "cpu" if backend == "cpu" else "gpu"
     for i in range(n_out):
@@ -113,22 +244,36 @@ class Operator:
         spec, self.num_outputs = build_spec(schema_name, backend, static_args, inputs_meta,
                                             arg_names_meta)
         self.arg_names = sorted(arg_names_meta)
+        self._gpu_id = device_id if backend != "cpu" else None
         spec.AddArg("num_threads", num_threads)
         spec.AddArg("device_id", device_id if backend != "cpu" else CPU_ONLY_DEVICE_ID)
         spec.AddArg("max_batch_size", max_batch_size)
-        if USE_PIPELINE:
+        if use_pipeline():
             self._impl = _PipelineOperator(schema_name, backend, static_args, len(inputs_meta),
                                            self.arg_names, max_batch_size, num_threads,
                                            device_id)
         else:
             self._impl = None
-            self._op = _b._Operator(spec)
+            with device_guard(self._gpu_id):
+                self._op = _b._Operator(spec)
 
     def run(self, pool, inputs, arg_inputs, batch_size, stream=None):
         """inputs: list of TensorList; arg_inputs: {name: TensorList}. Returns a tuple of
         TensorLists (one per output)."""
         if self._impl is not None:
             return self._impl.run(inputs, arg_inputs, batch_size)
+        if self._gpu_id is not None:
+            with device_guard(self._gpu_id):
+                return self._run(pool, inputs, arg_inputs, batch_size, stream)
+        ws = _b._Workspace(pool.facade, stream)  # (CPU: inline, no extra call)
+        for x in inputs:
+            ws.AddInput(x)
+        for name, x in arg_inputs.items():
+            ws.AddArgumentInput(name, x)
+        self._op.SetupAndRun(ws, batch_size)
+        return ws.GetOutputs()
+
+    def _run(self, pool, inputs, arg_inputs, batch_size, stream):
         ws = _b._Workspace(pool.facade, stream)
         for x in inputs:
             ws.AddInput(x)
@@ -151,7 +296,7 @@ class _PipelineOperator:
         from nvidia.dali import fn
         from nvidia.dali.pipeline import Pipeline
 
-        schema = _b.GetSchema(schema_name)
+        schema = get_schema(schema_name)
         mod = fn
         for part in schema.ModulePath():
             mod = getattr(mod, part)
@@ -179,7 +324,8 @@ class _PipelineOperator:
         if not self._names and batch_size not in (None, self._bs):
             raise NotImplementedError("the pipeline fallback runs input-less operators only at "
                                       "their first batch size")
-        return tuple(self._pipe.run())
+        # the pipeline reuses its output buffers on the next run: hand out copies
+        return tuple(copy_tl(o) for o in self._pipe.run())
 
     def reader_meta(self):
         return self._pipe.reader_meta("dali_migrate_op")
@@ -196,10 +342,39 @@ def to_cpu(tl):
     return tl.as_cpu()
 
 
+class device_guard:
+    """Make `device_id` the current CUDA device inside the block (no-op for None or when it
+    already is). `_as_gpu()` and GPU operators allocate on the current device, so a process
+    driving GPU 1 (a second torchrun rank) must switch to it first."""
+
+    __slots__ = ("device_id", "_prev")
+
+    def __init__(self, device_id):
+        self.device_id = device_id
+        self._prev = None
+
+    def __enter__(self):
+        if self.device_id is not None:
+            cur = _b.GetCUDACurrentDevice()
+            if cur != self.device_id:
+                self._prev = cur
+                _b.SetCUDACurrentDevice(self.device_id)
+        return self
+
+    def __exit__(self, *exc):
+        if self._prev is not None:
+            _b.SetCUDACurrentDevice(self._prev)
+            self._prev = None
+        return False
+
+
 def to_gpu(tl, device_id=None):
     if cuda_device_count() == 0:
         raise RuntimeError("No CUDA device is available: cannot move data to the GPU")
-    return tl._as_gpu()
+    if device_id is None:
+        return tl._as_gpu()
+    with device_guard(device_id):
+        return tl._as_gpu()
 
 
 def gpu_dlpack(storage, stream=None):

@@ -241,6 +241,16 @@ class Batch(ArithmeticMixin):
                 + f'    device="{self.device}",\n    batch_size={self.batch_size})')
 
 
+def _from_tl(tl, _new=object.__new__):
+    """Batch(_tl=tl) without the constructor's argument handling (the per-call hot path).
+    Must set what __init__ sets for `_tl=`."""
+    b = _new(Batch)
+    b._tl = tl
+    b._keep = None
+    b._tensors = None
+    return b
+
+
 def _stack_layout(layout):
     return ("N" + layout) if layout else None
 

@@ -27,10 +27,10 @@ def exposed(schema_name):
     if schema_name.endswith(_EXCLUDED_SUFFIXES):
         return False
     for s in _be.schema_and_target(schema_name):
-        if s is None or s.IsInternal() or s.IsAbstract():
+        if s is None or s.IsInternal() or _be.is_abstract(s):
             return False
         if s.IsDeprecated():
-            v = s.DeprecatedInVersion() if hasattr(s, "DeprecatedInVersion") else ""
+            v = _be.deprecated_in_version(s)
             if not v or _version(v) <= _CUTOFF:
                 return False
     return True
@@ -83,7 +83,7 @@ def build(root):
         if not exposed(name):
             continue
         original, target = _be.schema_and_target(name)
-        if original.AliasFor():
+        if _be.alias_for(original):
             aliases[name] = target.Name()
             continue
         path = list(original.ModulePath())

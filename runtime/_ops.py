@@ -6,6 +6,7 @@ Tensors in -> Tensors out, any Batch (or batch_size=) -> Batches out, several ou
 """
 
 import collections
+import os
 import sys
 
 import numpy as np
@@ -13,8 +14,10 @@ import numpy as np
 from . import _backend as _be
 from . import _eval, _seeds, _types
 from ._batch import Batch
+from ._batch import _from_tl as _batch_from_tl
 from ._device import Device
 from ._tensor import Tensor
+from ._tensor import _from_tl as _tensor_from_tl
 
 # Argument names that ndd does not expose (pipeline-only concepts).
 UNSUPPORTED_ARGS = frozenset({"bytes_per_sample_hint", "preserve"})
@@ -39,6 +42,7 @@ class OpDef:
             s.HasArgument("seed"))
         self.stateful = s.IsStateful()
         self._arg_dtypes = {}
+        self._tensor_arg = {}
 
     def arg_dtype(self, name):
         """DType a tensor argument is converted to (as ndd does), or None if unknown."""
@@ -99,10 +103,14 @@ def _decay(v):
 
 
 def _is_tensor_arg(d, name):
-    try:
-        return d.schema.IsTensorArgument(name)
-    except RuntimeError:  # not an argument of this schema: let the spec report it
-        return False
+    r = d._tensor_arg.get(name)
+    if r is None:
+        try:
+            r = bool(d.schema.IsTensorArgument(name))
+        except RuntimeError:  # not an argument of this schema: let the spec report it
+            r = False
+        d._tensor_arg[name] = r
+    return r
 
 
 def _is_tensor_like(v):
@@ -130,47 +138,118 @@ def _meta(tl):
     return (tl.ndim(), tl.dtype, tl.layout())
 
 
+# Argument values that go into the OpSpec as they are (no _decay, not tensor-like). The type is
+# part of the cache key (True == 1 == 1.0 as dict keys, but they are different spec values).
+_PLAIN = frozenset({int, float, str, bool})
+_SEQ = frozenset({list, tuple})
+
+_affinity = None
+
+
+def _num_threads(ctx):
+    """ctx.num_threads without a sched_getaffinity system call per operator call."""
+    global _affinity
+    n = ctx._num_threads or _eval._global_num_threads
+    if n:
+        return n
+    env = os.environ.get("DALI_NUM_THREADS")
+    if env:
+        return int(env)
+    if _affinity is None:
+        _affinity = _eval._default_num_threads()
+    return _affinity
+
+
+def _context():
+    """(context, num_threads, thread pool) for this call."""
+    ctx = _eval.EvalContext.current()
+    try:
+        nt = _num_threads(ctx)
+        pool = ctx._pool
+        if pool is None or ctx._pool_threads != nt:
+            pool = ctx.thread_pool
+    except AttributeError:  # an EvalContext without these private fields: the public way
+        nt = ctx.num_threads
+        pool = ctx.thread_pool
+    return ctx, nt, pool
+
+
+_random = None
+
+
+def _random_module():
+    global _random
+    if _random is None:
+        from . import random as mod
+
+        _random = mod
+    return _random
+
+
 def invoke(d, inputs, kwargs, batch_size=None, device=None, rng=None, site=None,
            _persistent=None):
     """Run operator `d` (an OpDef) once. `site` is the caller frame (for seeded random ops)."""
     # 1. batch mode: any Batch among inputs/arguments, or an explicit batch_size
     bs = batch_size
+    gpu_input = None
     for x in inputs:
         if isinstance(x, Batch):
-            if bs is not None and x.batch_size != bs:
-                raise ValueError(f"Inconsistent batch size: {x.batch_size} != {bs}")
-            bs = x.batch_size
+            xbs = len(x._tl)
+            if bs is not None and xbs != bs:
+                raise ValueError(f"Inconsistent batch size: {xbs} != {bs}")
+            bs = xbs
+            if gpu_input is None and type(x._tl) is not _be.TensorListCPU:
+                gpu_input = x
+        elif gpu_input is None and isinstance(x, Tensor) and type(
+                x._tl if x._storage is None else x._storage) not in _CPU_STORAGE:
+            gpu_input = x
     static = {}
-    tensor_args = {}
+    skey = []  # hashable image of `static`, for the instance cache
+    tensor_args = None
     for k, v in kwargs.items():
         if v is None:
             continue
-        if _is_tensor_like(v) and _is_tensor_arg(d, k):
+        t = type(v)
+        if t in _PLAIN:
+            static[k] = v
+            skey.append((k, t, v))
+        elif t in _SEQ:
+            static[k] = v
+            skey.append((k, t, _freeze(v)))
+        elif _is_tensor_like(v) and _is_tensor_arg(d, k):
+            if tensor_args is None:
+                tensor_args = {}
             tensor_args[k] = v
             if isinstance(v, Batch):
-                if bs is not None and v.batch_size != bs:
-                    raise ValueError(f"Inconsistent batch size: {v.batch_size} != {bs}")
-                bs = v.batch_size
+                vbs = len(v._tl)
+                if bs is not None and vbs != bs:
+                    raise ValueError(f"Inconsistent batch size: {vbs} != {bs}")
+                bs = vbs
         else:
-            static[k] = _decay(v)
+            v = _decay(v)
+            static[k] = v
+            skey.append((k, type(v), _freeze(v)))
     is_batch = bs is not None
     n = bs if is_batch else 1
 
     # 2. device / backend
     if device is None:
-        device = Device.CPU
-        for x in inputs:
-            if isinstance(x, (Tensor, Batch)) and x.device.device_type == "gpu":
-                device = x.device
-                break
-        if "cpu" not in d.backends and device.device_type == "cpu":
+        if gpu_input is not None:
+            device = gpu_input.device
+            if device.device_type != "gpu":  # not a GPU tensor after all (unknown storage type)
+                device = Device.CPU
+        else:
+            device = Device.CPU
+        if device.device_type == "cpu" and "cpu" not in d.backends:
             device = Device("gpu")
     elif not isinstance(device, Device):
         device = Device(device)
     backend = d.backend_for(device)
+    to_gpu = backend != "cpu" and backend != "mixed"
 
     # 3. inputs and argument inputs as TensorLists
     in_tls = []
+    in_meta = []
     for x in inputs:
         if x is None:
             continue
@@ -180,70 +259,85 @@ def invoke(d, inputs, kwargs, batch_size=None, device=None, rng=None, site=None,
             if not isinstance(x, Tensor):
                 x = Tensor(x)
             tl = x._broadcast_tl(n)
-        if backend != "cpu" and backend != "mixed" and isinstance(tl, _be.TensorListCPU):
+        is_cpu = type(tl) is _be.TensorListCPU
+        if to_gpu and is_cpu:
             tl = _be.to_gpu(tl, device.device_id)
+            is_cpu = False
         in_tls.append(tl)
+        in_meta.append(("cpu" if is_cpu else "gpu", tl.ndim(), tl.dtype, tl.layout()))
     arg_tls = {}
-    for k, v in tensor_args.items():
-        dt = d.arg_dtype(k)
-        if isinstance(v, Batch):
-            if dt is not None and v.dtype != dt:
-                v = Batch(v, dtype=dt)
-            arg_tls[k] = v._tl
-        else:
-            if not isinstance(v, Tensor) or (dt is not None and v.dtype != dt):
-                v = Tensor(v, dtype=dt)
-            arg_tls[k] = v._broadcast_tl(n)
+    if tensor_args:
+        for k, v in tensor_args.items():
+            dt = d.arg_dtype(k)
+            if isinstance(v, Batch):
+                if dt is not None and v.dtype != dt:
+                    v = Batch(v, dtype=dt)
+                arg_tls[k] = v._tl
+            else:
+                if not isinstance(v, Tensor) or (dt is not None and v.dtype != dt):
+                    v = Tensor(v, dtype=dt)
+                arg_tls[k] = v._broadcast_tl(n)
 
     # 4. random operators: per-call state (ndd) or a persistent seeded instance (pipeline compat)
-    ctx = _eval.EvalContext.current()
+    ctx, nt, pool = _context()
     persistent_key = None
     if d.random_state or d.random_seed:
         seed = static.pop("seed", None)
+        if seed is not None:
+            skey = [e for e in skey if e[0] != "seed"]
         persistent_key, seed = _seeds.resolve(d, site, seed, rng)
         if persistent_key is None and d.random_state:
-            from . import random as _random
-
-            words = _random._draw_state(_random._resolve_rng(rng))
-            st = Tensor(np.array(words, dtype=np.uint32))
-            arg_tls["_random_state"] = st._broadcast_tl(n)
+            rnd = _random_module()
+            words = rnd._draw_state(rnd._resolve_rng(rng))
+            st = _be.TensorCPU(np.array(words, dtype=np.uint32), "")
+            arg_tls["_random_state"] = (_be.TensorListCPU([st]) if n == 1
+                                        else _be.TensorListCPU.broadcast(st, n))
         elif persistent_key is not None:
             static["seed"] = seed
 
-    in_meta = tuple(("cpu" if isinstance(t, _be.TensorListCPU) else "gpu",) + _meta(t)
-                    for t in in_tls)
-    arg_meta = {k: _meta(t) for k, t in arg_tls.items()}
-    nt = ctx.num_threads
+    arg_meta = {k: _meta(t) for k, t in arg_tls.items()} if arg_tls else {}
     dev_id = device.device_id
 
-    def factory(max_bs):
-        return lambda: _be.Operator(d.schema_name, backend, static, list(in_meta), arg_meta,
-                                    max_bs, nt, dev_id)
-
     if persistent_key is not None:
-        op = _seeds.persistent_instance(persistent_key, factory(n))
+        op = _seeds.persistent_instance(
+            persistent_key, lambda: _be.Operator(d.schema_name, backend, static, in_meta,
+                                                 arg_meta, n, nt, dev_id))
         if n > op.max_batch_size:
             raise RuntimeError(f"The batch size {n} is larger than the batch size {op.max_batch_size}"
                                f" this seeded operator was first called with.")
     else:
         max_bs = 1 << (n - 1).bit_length()
-        key = (d.schema_name, backend, dev_id, nt, max_bs, _freeze(static), in_meta,
-               tuple(sorted(arg_meta.items())))
-        op = _get_instance(key, factory(max_bs))
+        key = (d.schema_name, backend, dev_id, nt, max_bs, tuple(skey), tuple(in_meta),
+               tuple(sorted(arg_meta.items())) if arg_meta else ())
+        op = _cache.get(key)
+        if op is None:
+            op = _cache[key] = _be.Operator(d.schema_name, backend, static, in_meta, arg_meta,
+                                            max_bs, nt, dev_id)
+            if len(_cache) > _CACHE_SIZE:
+                _cache.popitem(last=False)
+        else:
+            _cache.move_to_end(key)
 
     # 5. run and wrap
-    outs = op.run(ctx.thread_pool, in_tls, arg_tls, n, ctx.cuda_stream)
+    outs = op.run(pool, in_tls, arg_tls, n, ctx.cuda_stream)
     return wrap_outputs(outs, is_batch)
 
 
+_CPU_STORAGE = frozenset({_be.TensorCPU, _be.TensorListCPU})
+
+
 def wrap_outputs(outs, is_batch):
+    if len(outs) == 1:
+        return _new_batch(outs[0]) if is_batch else _new_tensor(outs[0])
     if is_batch:
-        res = tuple(Batch(_tl=o) for o in outs)
+        res = tuple(_new_batch(o) for o in outs)
     else:
-        res = tuple(Tensor(_tl=o) for o in outs)
-    if len(res) == 1:
-        return res[0]
+        res = tuple(_new_tensor(o) for o in outs)
     return res if res else None
+
+
+_new_batch = _batch_from_tl
+_new_tensor = _tensor_from_tl
 
 
 def call_schema(schema_name, *inputs, **kwargs):

@@ -214,6 +214,16 @@ class Tensor(ArithmeticMixin):
                 + f'    device="{self.device}",\n    shape={self.shape})')
 
 
+def _from_tl(tl, _new=object.__new__):
+    """Tensor(_tl=tl) without the constructor's argument handling (the per-call hot path).
+    Must set what __init__ sets for `_tl=`."""
+    t = _new(Tensor)
+    t._tl = tl
+    t._storage = None
+    t._keep = None
+    return t
+
+
 def _cast(x, dtype):
     from . import _ops
 

@@ -153,12 +153,24 @@ def test_non_dali_files_not_parsed(cli, tmp_path):
     assert f.read_text() == "import os\nfn.a()\n"
 
 
-def test_notebook_reported_unchanged(cli, tmp_path):
+def test_notebooks_converted(cli, tmp_path):
+    # More in test_notebooks.py. A notebook's code cells go through the codemod as one module.
+    nb = tmp_path / "n.ipynb"
+    nb.write_text(json.dumps({"cells": [{"cell_type": "code", "execution_count": None, "metadata": {},
+                                          "outputs": [], "source": "from nvidia.dali import fn\nfn.a()"}],
+                              "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1) + "\n")
+    r = cli("--report", tmp_path / "r.json", nb)
+    assert r.exit_code == 1 and len(_cli_fakes.CALLS) == 1
+    assert json.loads((tmp_path / "r.json").read_text())["files"][0]["status"] == "converted"
+    assert json.loads(nb.read_text())["cells"][0]["source"] == "from nvidia.dali import fn\nndd.a()"
+
+
+def test_invalid_notebook_is_an_error(cli, tmp_path):
     nb = tmp_path / "n.ipynb"
     nb.write_text('{"cells": [{"source": "from nvidia.dali import fn"}]}')
-    r = cli("--report", tmp_path / "r.json", nb)
-    assert r.exit_code == 0 and _cli_fakes.CALLS == []
-    assert json.loads((tmp_path / "r.json").read_text())["files"][0]["status"] == "unchanged"
+    r = cli(nb)
+    assert r.exit_code == 2 and _cli_fakes.CALLS == []
+    assert f'{nb}: error: not a valid notebook: no "nbformat" version' in r.stderr
 
 
 def test_crlf_preserved(cli, tmp_path):

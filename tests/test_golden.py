@@ -80,8 +80,8 @@ def test_status_and_markers(name):
         assert result.status is Status.UNCHANGED
         assert result.pipelines_converted == 0
     elif marker_lines:
+        # (A file where markers are the only change also reports "partial": its text changed.)
         assert result.status is Status.PARTIAL
-        assert result.pipelines_left >= 1 or "not-yet-converted" in {mk.rule for mk in result.markers}
     else:
         assert result.status is Status.CONVERTED
         assert result.pipelines_converted >= 1

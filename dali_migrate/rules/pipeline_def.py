@@ -52,6 +52,8 @@ def _seed_default(expr):
 def _settings_params(info: PipelineInfo) -> list:
     params = []
     for name in SETTINGS:
+        if name in info.bound_settings:
+            continue
         default = info.settings.get(name)
         if name == "seed" and default is not None:
             default = _seed_default(default)
@@ -95,16 +97,17 @@ def build(info: PipelineInfo, ctx, statements: list, returned: cst.BaseExpressio
     head: list = []
     if info.docstring is not None:
         head.append(info.docstring)
-    if _is_literal_none(info.settings.get("num_threads")):
-        head.append(_stmt(f"if num_threads is not None:\n    {nd}.set_num_threads(num_threads)\n"))
+    threads, device_id, seed = info.setting("num_threads"), info.setting("device_id"), info.setting("seed")
+    if "num_threads" in info.bound_settings or _is_literal_none(info.settings.get("num_threads")):
+        head.append(_stmt(f"if {threads} is not None:\n    {nd}.set_num_threads({threads})\n"))
     else:
-        head.append(_stmt(f"{nd}.set_num_threads(num_threads)\n"))
+        head.append(_stmt(f"{nd}.set_num_threads({threads})\n"))
     ctx_name = None
     if info.uses_gpu:
         ctx_name = fresh_name("ctx", taken)
-        head.append(_stmt(f"{ctx_name} = {nd}.EvalContext(device_id=device_id)\n"))
+        head.append(_stmt(f"{ctx_name} = {nd}.EvalContext(device_id={device_id})\n"))
     if ctx.rng_name:
-        head.append(_stmt(f"{ctx.rng_name} = {nd}.random.RNG(seed=seed)\n"))
+        head.append(_stmt(f"{ctx.rng_name} = {nd}.random.RNG(seed={seed})\n"))
     head.extend(ctx.hoisted)
 
     loop_body: list = []
@@ -115,6 +118,9 @@ def build(info: PipelineInfo, ctx, statements: list, returned: cst.BaseExpressio
             reader_name = fresh_name("reader", taken)
             assign = stmt.body[0]
             target = assign.targets[0].target
+            if isinstance(target, cst.Name) and info.reader_op is not None and info.reader_op.num_outputs == 1:
+                # next_epoch() yields a tuple of outputs even for a reader with one output.
+                target = cst.Tuple([cst.Element(target, comma=cst.Comma())])
             head.append(
                 stmt.with_changes(
                     body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(reader_name))], value=reader_call)]
@@ -142,7 +148,7 @@ def build(info: PipelineInfo, ctx, statements: list, returned: cst.BaseExpressio
     if reader_name is not None:
         loop = cst.For(
             target=target,
-            iter=cst.parse_expression(f"{reader_name}.next_epoch(batch_size=batch_size)"),
+            iter=cst.parse_expression(f"{reader_name}.next_epoch(batch_size={info.setting('batch_size')})"),
             body=cst.IndentedBlock(body=per_iteration),
         )
         forever = cst.While(test=cst.Name("True"), body=cst.IndentedBlock(body=[loop]))

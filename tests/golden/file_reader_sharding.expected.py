@@ -1,4 +1,4 @@
-# golden-run: pipe=sharded_pipe args=(str(DATA / "images"), 1, 2) kwargs={"batch_size": 4, "num_threads": 1} iterations=8
+# golden-run: pipe=sharded_pipe args=(str(DATA / "images"), 1, 2) kwargs={"batch_size": 4} iterations=8
 import nvidia.dali.experimental.dynamic as ndd
 
 

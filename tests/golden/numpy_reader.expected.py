@@ -1,5 +1,6 @@
 # golden-run: pipe=numpy_pipe args=(str(DATA / "numpy" / "f32_2d"),) iterations=6
 import numpy as np
+from nvidia.dali import types
 import nvidia.dali.experimental.dynamic as ndd
 
 
@@ -7,8 +8,8 @@ def numpy_pipe(root, *, batch_size=2, num_threads=1, device_id=None, seed=None):
     ndd.set_num_threads(num_threads)
     reader = ndd.readers.Numpy(file_root=root, file_filter="*.npy")
     while True:
-        for data in reader.next_epoch(batch_size=batch_size):
-            yield (ndd.cast(data * 2.0, dtype=np.float64),)
+        for (data,) in reader.next_epoch(batch_size=batch_size):
+            yield (ndd.cast(data * 2.0, dtype=types.FLOAT64),)
 
 
 pipe = numpy_pipe("/data/numpy")

@@ -1,23 +1,20 @@
-import nvidia.dali.ops as ops
 import nvidia.dali.types as types
-from nvidia.dali.pipeline import Pipeline
+import nvidia.dali.experimental.dynamic as ndd
 
 
-# dali-migrate: [not-yet-converted] Pipeline subclass (ops + define_graph): not converted yet; rewrite define_graph as a loop over ndd calls by hand
-class HybridPipe(Pipeline):
-    def __init__(self, batch_size, num_threads, device_id, data_dir):
-        super().__init__(batch_size, num_threads, device_id, seed=12)
-        self.input = ops.readers.File(file_root=data_dir, random_shuffle=True)
-        self.decode = ops.decoders.Image(device="mixed", output_type=types.RGB)
-        self.res = ops.Resize(device="gpu", resize_x=224, resize_y=224)
-
-    def define_graph(self):
-        jpegs, labels = self.input(name="Reader")
-        images = self.decode(jpegs)
-        images = self.res(images)
-        return images, labels
+def HybridPipe(batch_size, num_threads, device_id, data_dir, *, seed=12):
+    if num_threads is not None:
+        ndd.set_num_threads(num_threads)
+    ctx = ndd.EvalContext(device_id=device_id)
+    reader = ndd.readers.File(file_root=data_dir, random_shuffle=True, seed=seed)
+    while True:
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
+            with ctx:
+                images = ndd.decoders.image(jpegs, device="gpu", output_type=types.RGB)
+                images = ndd.resize(images, device="gpu", resize_x=224, resize_y=224)
+                outputs = images, labels
+            yield outputs
 
 
 pipe = HybridPipe(batch_size=32, num_threads=2, device_id=0, data_dir="/data")
-pipe.build()
-images, labels = pipe.run()
+images, labels = next(pipe)

@@ -18,5 +18,5 @@ def normalize_pipe(root, size=32, *, batch_size=4, num_threads=1, device_id=None
         for jpegs, labels in reader.next_epoch(batch_size=batch_size):
             images = ndd.decoders.image(jpegs, output_type=types.RGB)
             images = ndd.resize(images, resize_x=size, resize_y=size)
-            images = ndd.normalize(ndd.cast(images, dtype=types.FLOAT), mean=sum(mean) / 3, stddev=sum(std) / 3)
+            images = ndd.crop_mirror_normalize(images, mean=mean, std=std, dtype=types.FLOAT, output_layout="HWC")
             yield images, labels

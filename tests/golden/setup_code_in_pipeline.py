@@ -15,5 +15,5 @@ def normalize_pipe(root, size=32):
     jpegs, labels = fn.readers.file(file_root=root)
     images = fn.decoders.image(jpegs, output_type=types.RGB)
     images = fn.resize(images, resize_x=size, resize_y=size)
-    images = fn.normalize(fn.cast(images, dtype=types.FLOAT), mean=sum(mean) / 3, stddev=sum(std) / 3)
+    images = fn.crop_mirror_normalize(images, mean=mean, std=std, dtype=types.FLOAT, output_layout="HWC")
     return images, labels

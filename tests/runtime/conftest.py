@@ -26,3 +26,30 @@ def has_cuda():
         return b.GetCUDADeviceCount() > 0
     except Exception:
         return False
+
+
+_native_problem = []
+
+
+def native_ndd_problem():
+    """None where native ndd runs a CPU operator here, else why it cannot. DALI 1.53's native
+    ndd fails on any operator call on a machine without a CUDA driver (its default-device
+    lookup), while the runtime does not depend on it."""
+    if not _native_problem:
+        try:
+            import numpy as np
+            import nvidia.dali.experimental.dynamic as native
+
+            native.flip(native.tensor(np.zeros((2, 2, 1), np.uint8), layout="HWC"),
+                        device="cpu").evaluate()
+            _native_problem.append(None)
+        except Exception as e:  # noqa: BLE001
+            msg = " ".join(str(e).split())[:160]
+            _native_problem.append(f"native ndd unusable here ({type(e).__name__}: {msg})")
+    return _native_problem[0]
+
+
+def requires_native_ndd(f):
+    """Skip a test that compares against native ndd where native ndd cannot run."""
+    problem = native_ndd_problem()
+    return pytest.mark.skipif(problem is not None, reason=problem or "")(f)

@@ -6,6 +6,8 @@ import pytest
 pytest.importorskip("nvidia.dali")
 native = pytest.importorskip("nvidia.dali.experimental.dynamic")
 
+from conftest import requires_native_ndd  # noqa: E402
+
 import dali_migrate.runtime as ndd  # noqa: E402
 from dali_migrate.runtime import _backend  # noqa: E402
 
@@ -16,6 +18,7 @@ def arr(x):
     return np.asarray(x)
 
 
+@requires_native_ndd
 @pytest.mark.parametrize("value", [3.0, 1, True, [1.0, 2.0], [1, 2], np.float64(2.0),
                                    np.arange(3), IMG])
 def test_tensor_dtype_shape_like_native(value):
@@ -37,6 +40,7 @@ def test_tensor_properties():
         t.__cuda_array_interface__
 
 
+@requires_native_ndd
 def test_tensor_cast_like_native():
     x = np.array([1.7, -1.7, 300.6])
     for dt, ndt in ((ndd.int32, native.int32), (ndd.uint8, native.uint8)):
@@ -50,6 +54,7 @@ def test_tensor_copy_vs_view():
     assert arr(v)[0] == 5 and arr(c)[0] == 0
 
 
+@requires_native_ndd
 def test_indexing_like_native():
     x = np.arange(12, dtype=np.int32).reshape(3, 4)
     a, b = ndd.tensor(x), native.tensor(x)
@@ -59,6 +64,7 @@ def test_indexing_like_native():
 
 @pytest.mark.parametrize("op", ["+", "-", "*", "/", "//", "%", "**", "==", "!=", "<", "<=",
                                 ">", ">="])
+@requires_native_ndd
 def test_arithmetic_like_native(op):
     x = np.arange(1, 7, dtype=np.int32).reshape(2, 3)
     f = eval(f"lambda a, b: a {op} b")

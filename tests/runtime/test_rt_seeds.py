@@ -133,6 +133,10 @@ def test_explicit_site_seeds(image_dir):
 def test_default_mode_matches_native_ndd():
     """Outside compat mode random ops follow native ndd's RNG stream exactly."""
     native = pytest.importorskip("nvidia.dali.experimental.dynamic")
+    from conftest import native_ndd_problem
+
+    if native_ndd_problem():
+        pytest.skip(native_ndd_problem())
     native.random.set_seed(5)
     ndd.random.set_seed(5)
     for _ in range(2):

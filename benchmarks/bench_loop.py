@@ -1,0 +1,227 @@
+"""Training-loop throughput and host memory: pipeline mode vs converted code.
+
+The loop is the usual image-classification input: file reader (shuffled), decode,
+random_resized_crop, crop_mirror_normalize with a random mirror. The pipeline-mode source below
+is converted with the codemod (`engine.convert_source`) and the converted generator is run:
+- on our runtime (`dali_migrate.runtime`, through `installed_runtime()`, i.e. unchanged code),
+- on native ndd (eager), and on native ndd with `capture=True` (DALI 2.2+, GPU suite),
+against the original pipeline (`pipe.run()`, prefetching, async executor).
+
+    python -m benchmarks.bench_loop [--device cpu|gpu] [--batch 32] [--images 512] ...
+    python -m benchmarks.bench_loop --rss ours|pipeline --iters 2000   (memory, one variant)
+"""
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks import _common  # noqa: E402
+
+PIPELINE_SRC = '''
+import nvidia.dali.fn as fn
+import nvidia.dali.types as types
+from nvidia.dali import pipeline_def
+
+
+@pipeline_def(batch_size=32, num_threads=2, device_id=None, seed=42)
+def train_pipe(data_root, crop=224):
+    jpegs, labels = fn.readers.file(file_root=data_root, random_shuffle=True, name="Reader")
+    images = fn.decoders.image(jpegs, device="{decode}")
+    images = fn.random_resized_crop(images, size=[crop, crop])
+    mirror = fn.random.coin_flip(probability=0.5)
+    images = fn.crop_mirror_normalize(images, dtype=types.FLOAT, output_layout="CHW",
+                                      mean=[0.485 * 255, 0.456 * 255, 0.406 * 255],
+                                      std=[0.229 * 255, 0.224 * 255, 0.225 * 255],
+                                      mirror=mirror)
+    return images, labels
+'''
+
+
+def pipeline_source(device):
+    return PIPELINE_SRC.replace("{decode}", "mixed" if device == "gpu" else "cpu")
+
+
+def converted_source(device):
+    from dali_migrate.engine import convert_source
+
+    res = convert_source(pipeline_source(device))
+    assert "def train_pipe" in res.output and "pipeline_def" not in res.output, res.output
+    return res.output
+
+
+def _exec(src, name):
+    ns = {"__name__": f"bench_{name}"}
+    exec(compile(src, f"<bench {name}>", "exec"), ns)
+    return ns["train_pipe"]
+
+
+def make_variant(kind, device, data_root, batch, threads, crop=224):
+    """-> step() that produces one batch (outputs materialised) and a closer."""
+    dev_id = 0 if device == "gpu" else None
+    if kind == "pipeline":
+        train_pipe = _exec(pipeline_source(device), kind)
+        pipe = train_pipe(str(data_root), crop=crop, batch_size=batch, num_threads=threads,
+                          device_id=dev_id, seed=42)
+        pipe.build()
+
+        def step():
+            return pipe.run()
+
+        return step
+    src = converted_source(device)
+    if kind == "ours":
+        import dali_migrate.runtime as rt
+
+        with rt.installed_runtime():
+            train_pipe = _exec(src, kind)
+    elif kind in ("native", "native_capture"):
+        if kind == "native_capture":
+            src = src.replace("reader.next_epoch(batch_size=batch_size)",
+                              "reader.next_epoch(batch_size=batch_size, capture=True)")
+        train_pipe = _exec(src, kind)
+    else:
+        raise ValueError(kind)
+    gen = train_pipe(str(data_root), crop=crop, batch_size=batch, num_threads=threads,
+                     device_id=dev_id, seed=42)
+
+    def step():
+        out = next(gen)
+        for o in out:
+            o.evaluate()  # a consumer touches the data; native ndd may still be running
+        return out
+
+    return step
+
+
+def _rounds_here(kind, device, data_root, batch, threads, iters, rounds, warmup):
+    """In this process: images/s of `rounds` rounds of `iters` steps of one variant."""
+    step = make_variant(kind, device, data_root, batch, threads)
+    for _ in range(warmup):
+        step()
+    out = []
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        for _ in range(iters):
+            step()
+        out.append(iters * batch / (time.perf_counter() - t0))
+    return out
+
+
+def throughput(kinds, device, data_root, batch, threads, iters, rounds, warmup, repeats=2):
+    """images/s per variant. Every variant runs in a process of its own (thread pools and
+    prefetching threads of one variant must not steal the cores of another); the processes run
+    one after another, `repeats` times, in alternating order, so slow phases of a loaded machine
+    hit all variants alike. Median over all rounds of all repeats."""
+    res = {k: [] for k in kinds}
+    skipped = {}
+    for r in range(repeats):
+        order = list(kinds) if r % 2 == 0 else list(kinds)[::-1]
+        for k in order:
+            if k in skipped:
+                continue
+            cmd = [sys.executable, "-m", "benchmarks.bench_loop", "--one", k, "--device", device,
+                   "--data", str(data_root), "--batch", str(batch), "--threads", str(threads),
+                   "--iters", str(iters), "--rounds", str(rounds), "--warmup", str(warmup)]
+            p = subprocess.run(cmd, capture_output=True, text=True, cwd=str(_common.REPO))
+            if p.returncode != 0:
+                skipped[k] = p.stderr.strip().splitlines()[-1:] or ["failed"]
+                print(f"  [{k}] skipped: {skipped[k][0]}", file=sys.stderr)
+                continue
+            res[k].extend(json.loads(p.stdout.strip().splitlines()[-1]))
+    res = {k: v for k, v in res.items() if v}
+    return {k: statistics.median(v) for k, v in res.items()}, res
+
+
+def rss_run(kind, device, data_root, batch, threads, iters, every=50):
+    """In this process: run `iters` steps of one variant, sampling RSS every `every` steps."""
+    step = make_variant(kind, device, data_root, batch, threads)
+    samples = []
+    t0 = time.perf_counter()
+    for i in range(1, iters + 1):
+        step()
+        if i % every == 0:
+            samples.append((i, _common.rss_bytes()))
+    dt = time.perf_counter() - t0
+    return {"kind": kind, "iters": iters, "samples": samples, "images_per_s": iters * batch / dt}
+
+
+def rss_compare(kinds, device, data_root, batch, threads, iters):
+    """Each variant in its own process. Steady state = median RSS over the second half of the
+    run; growth = RSS at the end minus RSS at 25% of the run."""
+    out = {}
+    for k in kinds:
+        cmd = [sys.executable, "-m", "benchmarks.bench_loop", "--rss", k, "--device", device,
+               "--data", str(data_root), "--batch", str(batch), "--threads", str(threads),
+               "--iters", str(iters)]
+        p = subprocess.run(cmd, capture_output=True, text=True, cwd=str(_common.REPO))
+        if p.returncode != 0:
+            print(f"  [rss {k}] failed:\n{p.stderr[-2000:]}", file=sys.stderr)
+            continue
+        r = json.loads(p.stdout.strip().splitlines()[-1])
+        s = r["samples"]
+        half = [v for i, v in s if i > iters // 2]
+        q = [v for i, v in s if i >= iters // 4]
+        r["steady_mb"] = statistics.median(half) / 2**20
+        r["growth_mb"] = (s[-1][1] - q[0]) / 2**20
+        r["peak_mb"] = max(v for _, v in s) / 2**20
+        out[k] = r
+    return out
+
+
+def default_data(n, lo, hi):
+    d = Path(tempfile.gettempdir()) / f"dali_migrate_bench_jpegs_{n}_{lo}_{hi}"
+    return _common.make_jpegs(d, n, lo, hi)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--device", default="cpu", choices=["cpu", "gpu"])
+    ap.add_argument("--data", default=None)
+    ap.add_argument("--images", type=int, default=512)
+    ap.add_argument("--size", default="200,300")
+    ap.add_argument("--batch", type=int, default=32)
+    ap.add_argument("--threads", type=int, default=None)
+    ap.add_argument("--iters", type=int, default=8)
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--kinds", default="pipeline,ours,native")
+    ap.add_argument("--rss", default=None)
+    ap.add_argument("--one", default=None)
+    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--repeats", type=int, default=2)
+    ap.add_argument("--rss-iters", type=int, default=0)
+    args = ap.parse_args(argv)
+    import os
+
+    threads = args.threads or len(os.sched_getaffinity(0))
+    lo, hi = (int(x) for x in args.size.split(","))
+    data = Path(args.data) if args.data else default_data(args.images, lo, hi)
+    if args.rss:
+        r = rss_run(args.rss, args.device, data, args.batch, threads, args.iters)
+        print(json.dumps(r))
+        return
+    if args.one:
+        print(json.dumps(_rounds_here(args.one, args.device, data, args.batch, threads,
+                                      args.iters, args.rounds, args.warmup)))
+        return
+    med, _ = throughput(args.kinds.split(","), args.device, data, args.batch, threads,
+                        args.iters, args.rounds, warmup=args.warmup, repeats=args.repeats)
+    ref = med.get("pipeline")
+    for k, v in med.items():
+        print(f"{k:<16}{v:>10.1f} img/s" + (f"  {v / ref:.2f}x pipeline" if ref else ""))
+    if args.rss_iters:
+        r = rss_compare(["pipeline", "ours"], args.device, data, args.batch, threads,
+                        args.rss_iters)
+        for k, v in r.items():
+            print(f"rss {k:<12} steady {v['steady_mb']:.1f} MB growth {v['growth_mb']:+.1f} MB")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,90 @@
+"""dali_migrate.device_cpu.to_cpu: GPU placements become CPU ones, nothing else changes."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+from dali_migrate.device_cpu import to_cpu
+
+
+def _cpu(src: str) -> str:
+    return to_cpu(textwrap.dedent(src))
+
+
+def test_device_kwargs_become_cpu():
+    src = 'a = fn.decoders.image(j, device="mixed")\nb = fn.resize(a, device=\'gpu\', size=3)\nc = fn.flip(b, device="cpu")\n'
+    assert to_cpu(src) == 'a = fn.decoders.image(j, device="cpu")\nb = fn.resize(a, device=\'cpu\', size=3)\nc = fn.flip(b, device="cpu")\n'
+
+
+def test_gpu_calls_removed():
+    assert to_cpu("out = images.gpu(), labels.gpu()\n") == "out = images, labels\n"
+    assert to_cpu("x = fn.flip(images.gpu(), horizontal=1)\n") == "x = fn.flip(images, horizontal=1)\n"
+    assert to_cpu("x = (a + b).gpu()\n") == "x = (a + b)\n"
+    assert to_cpu("x = a.gpu().cpu()\n") == "x = a.cpu()\n"
+
+
+def test_gpu_with_arguments_is_left():
+    assert to_cpu("x = batch.gpu(1)\n") == "x = batch.gpu(1)\n"
+
+
+def test_pipeline_def_and_constructor_device_id():
+    src = """\
+    @pipeline_def(batch_size=4, num_threads=2, device_id=0)
+    def p(root):
+        return fn.readers.file(file_root=root)
+
+    pipe = p("/data", device_id=args.local_rank)
+    other = Pipeline(batch_size=2, num_threads=1, device_id=1)
+    """
+    assert _cpu(src) == textwrap.dedent(src).replace("device_id=0", "device_id=None").replace(
+        "device_id=args.local_rank", "device_id=None"
+    ).replace("device_id=1", "device_id=None")
+
+
+def test_dynamic_mode_code():
+    src = """\
+    def p(root, *, batch_size=4, num_threads=2, device_id=0, seed=None):
+        ctx = ndd.EvalContext(device_id=device_id)
+        reader = ndd.readers.File(file_root=root)
+        while True:
+            for jpegs, labels in reader.next_epoch(batch_size=batch_size):
+                with ctx:
+                    images = ndd.decoders.image(jpegs, device="gpu")
+                    outputs = images, labels.gpu()
+                yield outputs
+    """
+    want = """\
+    def p(root, *, batch_size=4, num_threads=2, device_id=None, seed=None):
+        ctx = ndd.EvalContext(device_id=None)
+        reader = ndd.readers.File(file_root=root)
+        while True:
+            for jpegs, labels in reader.next_epoch(batch_size=batch_size):
+                with ctx:
+                    images = ndd.decoders.image(jpegs, device="cpu")
+                    outputs = images, labels
+                yield outputs
+    """
+    assert _cpu(src) == textwrap.dedent(want)
+
+
+def test_everything_else_byte_identical():
+    src = "# comment\nimport nvidia.dali.fn as fn   # keep spacing\n\n\nx = fn.flip(y,  horizontal = 1 )  # odd spacing\nd = {'device': 'gpu'}\nz = device_id\n"
+    assert to_cpu(src) == src
+
+
+def test_none_device_id_untouched():
+    src = "ctx = ndd.EvalContext(device_id=None)\ndef f(*, device_id=None): pass\n"
+    assert to_cpu(src) == src
+
+
+def test_imports_without_dali():
+    code = (
+        "import sys\n"
+        "sys.modules['nvidia'] = None\n"
+        "from dali_migrate.device_cpu import to_cpu\n"
+        "assert to_cpu('a.gpu()\\n') == 'a\\n'\n"
+        "assert 'nvidia.dali' not in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
