@@ -40,6 +40,8 @@ class Plan:
     rewrites: dict = dataclasses.field(default_factory=dict)
     #: id(original P(...) call) -> kwargs to drop from it
     drop_kwargs: dict = dataclasses.field(default_factory=dict)
+    #: id(original P(...) call) -> kwargs whose value becomes None
+    none_kwargs: dict = dataclasses.field(default_factory=dict)
     #: (statement, reason): why the pipeline cannot be converted, marked at the statement
     blockers: list = dataclasses.field(default_factory=list)
     #: (id(scope), name) of every name this plan rewrites uses of
@@ -248,6 +250,11 @@ def _plan_construction(call: cst.Call, info: PipelineInfo, p: Plan, stmt) -> Non
     for arg in call.args:
         if arg.star:
             p.blockers.append((stmt, f"{info.name}(...) is called with *args/**kwargs: cannot see the pipeline settings, convert by hand"))
+        elif arg.keyword is not None and arg.keyword.value == "seed" and m.matches(
+            arg.value, m.UnaryOperation(operator=m.Minus(), expression=m.Integer("1"))
+        ):
+            # -1 is a pipeline's "no fixed seed"; an RNG wants None for that.
+            p.none_kwargs.setdefault(id(call), []).append("seed")
         elif arg.keyword is None or arg.keyword.value in params or arg.keyword.value in SETTINGS:
             continue
         elif arg.keyword.value in PERF_ONLY:

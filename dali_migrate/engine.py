@@ -17,7 +17,7 @@ import libcst.matchers as m
 from dali_migrate import call_sites, legacy, markers, parents as parents_mod, rules as rules_mod
 from dali_migrate.catalog import load as load_catalog
 from dali_migrate.config import Config
-from dali_migrate.cst_util import code, fresh_name, names_in, without_kwargs
+from dali_migrate.cst_util import code, fresh_name, names_in, with_kwarg, without_kwargs
 from dali_migrate.dali_imports import FN, MATH, collect
 from dali_migrate.model import ConversionError, ConversionResult
 from dali_migrate.pipeline_analysis import analyze, helpers_with_ops, pipeline_decorator
@@ -98,6 +98,7 @@ class _Converter:
         self.original = original if original is not None else module
         self.reasons: dict = {}  # pipeline name -> why it was not converted
         self._analysed = None
+        self._new_numpy: Optional[str] = None
         self.catalog = load_catalog()
         self.enabled = _enabled(config)
         self.all_rules = rules_mod.all_rules()
@@ -126,11 +127,20 @@ class _Converter:
         return fresh_name("ndd", self.taken)
 
     def _numpy_alias(self) -> Optional[str]:
+        """The file's own name for numpy, if it imports it."""
         for stmt in m.findall(self.module, m.Import()):
             for alias in stmt.names:
                 if code(alias.name) == "numpy":
                     return alias.asname.name.value if alias.asname else "numpy"
         return None
+
+    def _numpy_for_rewrites(self) -> str:
+        """numpy's name for rewritten call sites: the file's own, or a new ``np`` imported on use."""
+        existing = self._numpy_alias()
+        if existing is not None:
+            return existing
+        self._new_numpy = "np" if "np" not in self.taken else fresh_name("numpy_", self.taken)
+        return self._new_numpy
 
     def _mark(self, stmt, rule: str, reason: str) -> None:
         if stmt is None:
@@ -148,7 +158,7 @@ class _Converter:
         readers = {name: conv[1] for name, conv in pipelines.items()}
         infos = {name: conv[0] for name, conv in pipelines.items()}
         plans = call_sites.plan(
-            self.module, self.parents, infos, self.site_rules, self.ndd, self._numpy_alias(), readers
+            self.module, self.parents, infos, self.site_rules, self.ndd, self._numpy_for_rewrites(), readers
         )
         site_rewrites: dict = {}
         drops: dict = {}
@@ -165,6 +175,9 @@ class _Converter:
             self.replace[id(info.func)] = new_func
             site_rewrites.update(plan.rewrites)
             drops.update(plan.drop_kwargs)
+            for key, kws in plan.none_kwargs.items():
+                drops.setdefault(key, [])
+                drops[key] = [*drops[key], *[("none", k) for k in kws]]
         self._analysed = (site_rewrites, drops)
 
     def run(self) -> str:
@@ -178,6 +191,8 @@ class _Converter:
         new_module = self.module.visit(_Apply(self, site_rewrites, drops))
         if self.converted:
             new_module = _fix_imports(self.original, new_module, self.names, self.ndd, self.config.ndd_module)
+            if self._new_numpy and self._new_numpy in _names_outside_imports(new_module):
+                new_module = _add_import(new_module, f"import numpy as {self._new_numpy}", before_dali=True)
         return new_module.code
 
     def _analyse_pipelines(self) -> dict:
@@ -201,9 +216,8 @@ class _Converter:
             if info.blockers:
                 self.reasons[func.name.value] = list(info.blockers)
                 self.left += 1
-                self._mark(func, pipeline_rule.RULE.id, "pipeline not converted:")
                 for reason in info.blockers:
-                    self._mark(func, pipeline_rule.RULE.id, reason)
+                    self._mark(func, pipeline_rule.RULE.id, f"pipeline not converted: {reason}")
                 continue
             found[func.name.value] = self._convert_pipeline(info, ctx)
         for name, funcs in seen_names.items():
@@ -285,7 +299,10 @@ class _Apply(cst.CSTTransformer):
 
     def leave_Call(self, original, updated):
         if id(original) in self.drops:
-            updated = without_kwargs(updated, self.drops[id(original)])
+            entries = self.drops[id(original)]
+            updated = without_kwargs(updated, [e for e in entries if isinstance(e, str)])
+            for _, name in [e for e in entries if isinstance(e, tuple)]:
+                updated = with_kwarg(updated, name, cst.Name("None"))
         entry = self.site_rewrites.get(id(original))
         if entry is None:
             return updated
@@ -417,14 +434,18 @@ def _is_dali_import_line(stmt) -> bool:
     return "nvidia" in text
 
 
-def _add_import(module: cst.Module, line: str) -> cst.Module:
-    """Put the import after the last top-level DALI import (else after the last import, else at the top)."""
+def _add_import(module: cst.Module, line: str, before_dali: bool = False) -> cst.Module:
+    """Put the import after the last top-level DALI import (or before the first, for numpy),
+    else after the last import, else at the top."""
     new_stmt = cst.parse_statement(line + "\n")
     body = list(module.body)
     anchor = None
     for i, stmt in enumerate(body):
         if _is_dali_import_line(stmt):
             anchor = i
+            if before_dali:
+                anchor = i - 1
+                break
     if anchor is None:
         for i, stmt in enumerate(body):
             if _is_import_line(stmt):

@@ -56,7 +56,8 @@ class ConversionResult:
     def status(self) -> Status:
         if not self.changed and not self.markers:
             return Status.UNCHANGED
-        if not self.changed:
+        if self.markers and (not self.changed or self.rewrites == 0):
+            # nothing converted: the only change, if any, is the markers themselves
             return Status.NEEDS_REVIEW
         if self.markers:
             return Status.PARTIAL

@@ -299,7 +299,7 @@ class NotebookResult:
 
     @property
     def status(self) -> Status:
-        return ConversionResult(self.source, self.output, self.markers).status
+        return ConversionResult(self.source, self.output, self.markers, rewrites=self.rewrites).status
 
     def diff(self, path: str) -> str:
         """Unified diff per changed cell, headed ``--- nb.ipynb [cell 3]``."""

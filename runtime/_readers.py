@@ -143,9 +143,40 @@ class Reader:
         return f"{type(self).__qualname__}({self._static})"
 
 
+class _TFRecordReader(Reader):
+    """`readers.TFRecord`: the public schema is a Python-side wrapper (as in ``ops``) around an
+    internal one that takes the features as two lists; the outputs are a dict by feature name,
+    as native ndd yields them."""
+
+    _schema_name = "readers___TFRecord"
+
+    def __init__(self, path, index_path, features, **kwargs):
+        self._feature_names = list(features)
+        super().__init__(
+            path=path if isinstance(path, list) else [path],
+            index_path=index_path if isinstance(index_path, list) else [index_path],
+            feature_names=self._feature_names,
+            features=[features[n] for n in self._feature_names],
+            **kwargs,
+        )
+
+    def _batches(self, batch_size, ctx):
+        for outs in super()._batches(batch_size, ctx):
+            yield dict(zip(self._feature_names, outs))
+
+    def _samples(self, ctx):
+        for outs in super()._samples(ctx):
+            yield dict(zip(self._feature_names, outs))
+
+
+_SPECIAL = {"readers__TFRecord": _TFRecordReader}
+
+
 def make_reader_class(schema_name, module_name):
     name = _be.get_schema(schema_name).OperatorName()
-    cls = type(name, (Reader,), {"_schema_name": schema_name, "__module__": module_name,
+    base = _SPECIAL.get(schema_name, Reader)
+    attrs = {} if base is not Reader else {"_schema_name": schema_name}
+    cls = type(name, (base,), {**attrs, "__module__": module_name,
                                  "__qualname__": name,
                                  "__doc__": f"DALI reader `{schema_name}` (dali_migrate runtime)."})
     return cls

@@ -79,8 +79,11 @@ def test_status_and_markers(name):
     if source == expected:
         assert result.status is Status.UNCHANGED
         assert result.pipelines_converted == 0
+    elif marker_lines and result.rewrites == 0:
+        # markers are the only change: nothing converted, a person must act
+        assert result.status is Status.NEEDS_REVIEW
+        assert result.pipelines_converted == 0
     elif marker_lines:
-        # (A file where markers are the only change also reports "partial": its text changed.)
         assert result.status is Status.PARTIAL
     else:
         assert result.status is Status.CONVERTED

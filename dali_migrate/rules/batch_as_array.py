@@ -1,4 +1,4 @@
-"""``tl.as_array()`` -> ``np.asarray(ndd.as_tensor(batch))``, with the file's own numpy import."""
+"""``tl.as_array()`` -> ``np.asarray(ndd.as_tensor(batch))`` (numpy imported as the file does, or added)."""
 
 import libcst as cst
 
@@ -11,17 +11,10 @@ def _rewrite(call, receiver, site):
     return cst.Call(func=attr_chain(f"{site.numpy}.asarray"), args=[cst.Arg(dense)])
 
 
-def _blocker(call, site):
-    if site.numpy is None:
-        return "TensorList.as_array(): the file does not import numpy; use numpy.asarray(ndd.as_tensor(batch))"
-    return None
-
-
 RULE = CallSiteRule(
     id="batch-as-array",
     summary="TensorList.as_array() becomes np.asarray(ndd.as_tensor(batch))",
     receiver="batch",
     methods=("as_array",),
     rewrite=_rewrite,
-    blocker=_blocker,
 )

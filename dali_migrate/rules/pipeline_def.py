@@ -13,8 +13,8 @@ The generator never ends, like a pipeline: epochs follow each other, and ``next(
 the same sequence of batches that repeated ``pipe.run()`` calls give. Each item is a tuple with
 one entry per pipeline output, as ``pipe.run()`` returns.
 
-An ``EvalContext`` for ``device_id`` is entered around each iteration's operator calls and left
-before the ``yield``: a context held across a ``yield`` would stay active in the caller's code
+An ``EvalContext`` for ``num_threads`` and ``device_id`` is entered around each iteration's
+operator calls and left before the ``yield``: a context held across a ``yield`` would stay active in the caller's code
 and break when two converted pipelines are iterated in turn.
 """
 
@@ -98,14 +98,11 @@ def build(info: PipelineInfo, ctx, statements: list, returned: cst.BaseExpressio
     if info.docstring is not None:
         head.append(info.docstring)
     threads, device_id, seed = info.setting("num_threads"), info.setting("device_id"), info.setting("seed")
-    if "num_threads" in info.bound_settings or _is_literal_none(info.settings.get("num_threads")):
-        head.append(_stmt(f"if {threads} is not None:\n    {nd}.set_num_threads({threads})\n"))
-    else:
-        head.append(_stmt(f"{nd}.set_num_threads({threads})\n"))
-    ctx_name = None
-    if info.uses_gpu:
-        ctx_name = fresh_name("ctx", taken)
-        head.append(_stmt(f"{ctx_name} = {nd}.EvalContext(device_id={device_id})\n"))
+    # The pipeline's thread count and device belong to this generator alone: an EvalContext of its
+    # own, not ndd.set_num_threads(), which is global (DALI 2.4 can hang when it changes between
+    # two pipelines' calls, e.g. train with 4 threads and val with 2).
+    ctx_name = fresh_name("ctx", taken)
+    head.append(_stmt(f"{ctx_name} = {nd}.EvalContext(num_threads={threads}, device_id={device_id})\n"))
     if ctx.rng_name:
         head.append(_stmt(f"{ctx.rng_name} = {nd}.random.RNG(seed={seed})\n"))
     head.extend(ctx.hoisted)
@@ -135,7 +132,7 @@ def build(info: PipelineInfo, ctx, statements: list, returned: cst.BaseExpressio
     # The comments of the `return` line (above it and after it) go with the line that replaces it.
     ret = info.func.body.body[-1]
     keep = {"leading_lines": ret.leading_lines, "trailing_whitespace": ret.trailing_whitespace}
-    if ctx_name is not None:
+    if ctx_name is not None:  # always, today; kept as a branch for a context-free form
         out_name = fresh_name("outputs", taken)
         inner = [*loop_body, cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(out_name))], value)], **keep)]
         per_iteration = [
@@ -148,7 +145,7 @@ def build(info: PipelineInfo, ctx, statements: list, returned: cst.BaseExpressio
     if reader_name is not None:
         loop = cst.For(
             target=target,
-            iter=cst.parse_expression(f"{reader_name}.next_epoch(batch_size={info.setting('batch_size')})"),
+            iter=cst.parse_expression(f"{reader_name}.next_epoch(batch_size={info.setting('batch_size')}, ctx={ctx_name})"),
             body=cst.IndentedBlock(body=per_iteration),
         )
         forever = cst.While(test=cst.Name("True"), body=cst.IndentedBlock(body=[loop]))

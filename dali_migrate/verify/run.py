@@ -52,6 +52,7 @@ class Options:
     seed: Optional[int] = None
     device: str = "cpu"
     params: dict = dataclasses.field(default_factory=dict)
+    args: tuple = ()  # positional arguments of the pipeline function, for both sides
     rtol: float = 0.0
     atol: float = 0.0
     num_threads: Optional[int] = None
@@ -180,11 +181,10 @@ def _recording_sites(path: Path, records: list):
 
 
 def _settings(opts: Options, seed: int) -> dict:
-    kw = {"seed": seed}
+    # The thread count changes no output; a pipeline needs one, and many leave it to the caller.
+    kw = {"seed": seed, "num_threads": opts.num_threads or 2}
     if opts.batch_size is not None:
         kw["batch_size"] = opts.batch_size
-    if opts.num_threads is not None:
-        kw["num_threads"] = opts.num_threads
     if opts.device == "cpu":
         kw["device_id"] = None
     return kw
@@ -195,7 +195,7 @@ def _build_original(module, name: str, path: Path, opts: Options, seed: int):
     target = getattr(module, name)
     with _recording_sites(path, records):
         try:
-            pipe = target(**opts.params, **_settings(opts, seed))
+            pipe = target(*opts.args, **opts.params, **_settings(opts, seed))
             pipe.build()
         except Exception as e:
             raise VerifyError(f"cannot build the original pipeline: {type(e).__name__}: {e}") from None
@@ -372,7 +372,7 @@ def verify(opts: Options) -> Verdict:
             site_seeds, notes = _match_seeds(seeded, _converted_sites(converted_text, name, converted_path))
             with rt.pipeline_compat(seed=seed, site_seeds=site_seeds):
                 try:
-                    gen = getattr(converted_mod, name)(**opts.params, **_settings(opts, seed))
+                    gen = getattr(converted_mod, name)(*opts.args, **opts.params, **_settings(opts, seed))
                 except Exception as e:
                     raise VerifyError(f"cannot start the converted code: {type(e).__name__}: {e}") from None
                 for it in range(n):

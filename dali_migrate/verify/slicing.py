@@ -55,6 +55,23 @@ def _import_nodes(stmt):
     return found
 
 
+def _free_names(stmt) -> set:
+    """Names a statement reads from the module (a function's own locals and parameters excluded)."""
+    if isinstance(stmt, cst.FunctionDef):
+        p = stmt.params
+        params = {x.name.value for x in [*p.posonly_params, *p.params, *p.kwonly_params]}
+        params |= {x.name.value for x in (p.star_arg, p.star_kwarg) if isinstance(x, cst.Param)}
+        local = _assigned_names(stmt.body) | params
+        outer = set()
+        for dec in stmt.decorators:
+            outer |= names_in(dec)
+        for x in [*p.posonly_params, *p.params, *p.kwonly_params]:
+            if x.default is not None:
+                outer |= names_in(x.default)
+        return outer | (names_in(stmt.body) - local)
+    return names_in(stmt)
+
+
 def _is_future(stmt) -> bool:
     return (
         isinstance(stmt, cst.SimpleStatementLine)
@@ -89,8 +106,7 @@ def slice_source(source: str, names: list) -> str:
                 continue
             if _is_future(stmt) or bound[i] & needed:
                 keep.add(i)
-                free = names_in(stmt) - bound[i] if not isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) else names_in(stmt)
-                needed |= free
+                needed |= _free_names(stmt) - bound[i]
                 changed = True
     lines = source.splitlines(keepends=True)
     out = list(lines)
@@ -99,7 +115,9 @@ def slice_source(source: str, names: list) -> str:
             continue
         rng = positions[stmt]
         # leading comments belong to the statement in libcst; blank the statement's own lines only
-        for ln in range(rng.start.line - 1, rng.end.line):
+        # (a function's or class's range starts at `def`, its decorators stand above it)
+        first = positions[stmt.decorators[0]].start.line if getattr(stmt, "decorators", None) else rng.start.line
+        for ln in range(first - 1, rng.end.line):
             if ln < len(out):
                 out[ln] = "\n" if out[ln].endswith("\n") else ""
     return "".join(out)

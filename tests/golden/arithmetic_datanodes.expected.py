@@ -4,13 +4,15 @@ import nvidia.dali.experimental.dynamic as ndd
 
 
 def arith_pipe(root, *, batch_size=4, num_threads=2, device_id=None, seed=None):
-    ndd.set_num_threads(num_threads)
+    ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     reader = ndd.readers.File(file_root=root)
     while True:
-        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
-            images = ndd.decoders.image(jpegs, output_type=types.RGB)
-            images = ndd.cast(images, dtype=types.FLOAT)
-            normalized = (images - 127.5) / 127.5
-            doubled = labels * 2 + 1
-            is_odd = (labels % 2) == 1
-            yield normalized, doubled, is_odd, -normalized
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+            with ctx:
+                images = ndd.decoders.image(jpegs, output_type=types.RGB)
+                images = ndd.cast(images, dtype=types.FLOAT)
+                normalized = (images - 127.5) / 127.5
+                doubled = labels * 2 + 1
+                is_odd = (labels % 2) == 1
+                outputs = normalized, doubled, is_odd, -normalized
+            yield outputs

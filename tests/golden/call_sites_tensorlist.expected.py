@@ -4,13 +4,15 @@ import nvidia.dali.experimental.dynamic as ndd
 
 
 def inspect_pipe(root, *, batch_size=4, num_threads=1, device_id=None, seed=None):
-    ndd.set_num_threads(num_threads)
+    ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     reader = ndd.readers.File(file_root=root)
     while True:
-        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
-            images = ndd.decoders.image(jpegs)
-            images = ndd.resize(images, resize_x=8, resize_y=8)
-            yield images, labels
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+            with ctx:
+                images = ndd.decoders.image(jpegs)
+                images = ndd.resize(images, resize_x=8, resize_y=8)
+                outputs_2 = images, labels
+            yield outputs_2
 
 
 def show(root):
@@ -18,12 +20,12 @@ def show(root):
     outputs = next(pipe)
     images, labels = outputs
     n = images.batch_size
-    first = images.select(0)
+    first = np.asarray(images.select(0))
     second = images.select(1)
     shapes = images.shape
     host = images.cpu()
     dense = ndd.as_tensor(images)
     label_array = np.asarray(ndd.as_tensor(labels))
-    print(n, first.shape, second.shape, shapes, host.select(0), dense, label_array)
-    print(np.array(outputs[1].select(0)))
+    print(n, first.shape, second.shape, shapes, np.asarray(host.select(0)), dense, label_array)
+    print(np.array(np.asarray(outputs[1].select(0))))
     return label_array

@@ -4,8 +4,7 @@ import nvidia.dali.experimental.dynamic as ndd
 
 
 def coco_pipe(file_root, annotations_file, *, batch_size=3, num_threads=2, device_id=0, seed=None):
-    ndd.set_num_threads(num_threads)
-    ctx = ndd.EvalContext(device_id=device_id)
+    ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     reader = ndd.readers.COCO(
         file_root=file_root,
         annotations_file=annotations_file,
@@ -14,7 +13,7 @@ def coco_pipe(file_root, annotations_file, *, batch_size=3, num_threads=2, devic
         skip_empty=True,
     )
     while True:
-        for inputs, bboxes, labels, polygons, vertices in reader.next_epoch(batch_size=batch_size):
+        for inputs, bboxes, labels, polygons, vertices in reader.next_epoch(batch_size=batch_size, ctx=ctx):
             with ctx:
                 images = ndd.decoders.image(inputs, device="gpu", output_type=types.RGB)
                 outputs = images, bboxes, labels, polygons, vertices

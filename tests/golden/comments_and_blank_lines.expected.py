@@ -10,18 +10,20 @@ BATCH = 4
 # four samples
 def commented_pipe(root, *, batch_size=BATCH, num_threads=1, device_id=None, seed=None):
     """Decode and resize."""
-    ndd.set_num_threads(num_threads)
+    ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     # Read the files.
     reader = ndd.readers.File(file_root=root)  # the reader
     while True:
-        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
-            # Decode them.
-            images = ndd.decoders.image(jpegs)
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+            with ctx:
+                # Decode them.
+                images = ndd.decoders.image(jpegs)
 
-            # Make them small.
-            images = ndd.resize(images, resize_x=16, resize_y=16)  # tiny
-            # Done.
-            yield images, labels  # two outputs
+                # Make them small.
+                images = ndd.resize(images, resize_x=16, resize_y=16)  # tiny
+                # Done.
+                outputs = images, labels  # two outputs
+            yield outputs
 
 
 # Build and run.

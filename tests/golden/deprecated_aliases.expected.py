@@ -4,9 +4,11 @@ import nvidia.dali.experimental.dynamic as ndd
 
 
 def legacy_pipe(root, *, batch_size=4, num_threads=1, device_id=None, seed=None):
-    ndd.set_num_threads(num_threads)
+    ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     reader = ndd.readers.File(file_root=root)
     while True:
-        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
-            images = ndd.decoders.image(jpegs, output_type=types.RGB)
-            yield images, labels
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+            with ctx:
+                images = ndd.decoders.image(jpegs, output_type=types.RGB)
+                outputs = images, labels
+            yield outputs

@@ -3,10 +3,12 @@ import nvidia.dali.experimental.dynamic as ndd
 
 
 def equalize_pipe(root, *, batch_size=4, num_threads=1, device_id=None, seed=None):
-    ndd.set_num_threads(num_threads)
+    ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     reader = ndd.readers.File(file_root=root)
     while True:
-        for jpegs, _ in reader.next_epoch(batch_size=batch_size):
-            images = ndd.decoders.image(jpegs)
-            equalized = ndd.equalize(images)
-            yield (equalized,)
+        for jpegs, _ in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+            with ctx:
+                images = ndd.decoders.image(jpegs)
+                equalized = ndd.equalize(images)
+                outputs = (equalized,)
+            yield outputs

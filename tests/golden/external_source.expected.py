@@ -10,8 +10,7 @@ class Source:
         return [np.full((4, 4, 3), info.iteration, dtype=np.uint8) for _ in range(self.batch_size)]
 
 
-# dali-migrate: [pipeline-def] pipeline not converted:
-# dali-migrate: [pipeline-def] fn.external_source: feed the data with ndd.as_batch(...) inside the loop instead (not converted automatically yet)
+# dali-migrate: [pipeline-def] pipeline not converted: fn.external_source: feed the data with ndd.as_batch(...) inside the loop instead (not converted automatically yet)
 @pipeline_def(batch_size=4, num_threads=1)
 def es_pipe():
     images = fn.external_source(source=Source(4), batch=True, layout="HWC", dtype=types.UINT8)

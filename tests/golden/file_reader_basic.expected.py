@@ -4,13 +4,15 @@ import nvidia.dali.experimental.dynamic as ndd
 
 
 def simple_pipe(data_dir, *, batch_size=4, num_threads=2, device_id=0, seed=None):
-    ndd.set_num_threads(num_threads)
+    ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     reader = ndd.readers.File(file_root=data_dir)
     while True:
-        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
-            images = ndd.decoders.image(jpegs, device="cpu", output_type=types.RGB)
-            images = ndd.resize(images, resize_x=32, resize_y=32)
-            yield images, labels
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+            with ctx:
+                images = ndd.decoders.image(jpegs, device="cpu", output_type=types.RGB)
+                images = ndd.resize(images, resize_x=32, resize_y=32)
+                outputs = images, labels
+            yield outputs
 
 
 pipe = simple_pipe("/data/images")

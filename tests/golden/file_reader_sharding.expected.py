@@ -3,8 +3,7 @@ import nvidia.dali.experimental.dynamic as ndd
 
 
 def sharded_pipe(data_dir, shard_id, num_shards, *, batch_size, num_threads=None, device_id=None, seed=None):
-    if num_threads is not None:
-        ndd.set_num_threads(num_threads)
+    ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     reader = ndd.readers.File(
         file_root=data_dir,
         shard_id=shard_id,
@@ -13,10 +12,12 @@ def sharded_pipe(data_dir, shard_id, num_shards, *, batch_size, num_threads=None
         pad_last_batch=True,
     )
     while True:
-        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
-            images = ndd.decoders.image(jpegs)
-            images = ndd.resize(images, size=24)
-            yield images, labels
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+            with ctx:
+                images = ndd.decoders.image(jpegs)
+                images = ndd.resize(images, size=24)
+                outputs = images, labels
+            yield outputs
 
 
 def run_shard(rank, world_size, steps):

@@ -3,11 +3,13 @@ import nvidia.dali.experimental.dynamic as ndd
 
 
 def flip_pipe(root, *, batch_size=4, num_threads=1, device_id=None, seed=None):
-    ndd.set_num_threads(num_threads)
+    ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     reader = ndd.readers.File(file_root=root)
     while True:
-        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
-            images = ndd.decoders.image(jpegs)
-            flipped = ndd.flip(images, horizontal=1)
-            rotated = ndd.rotate(images, angle=90, fill_value=0)
-            yield flipped, rotated, labels
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+            with ctx:
+                images = ndd.decoders.image(jpegs)
+                flipped = ndd.flip(images, horizontal=1)
+                rotated = ndd.rotate(images, angle=90, fill_value=0)
+                outputs = flipped, rotated, labels
+            yield outputs

@@ -1,11 +1,11 @@
+# golden-verify: pipe=synthetic_pipe iterations=3
 import nvidia.dali.types as types
 import nvidia.dali.experimental.dynamic as ndd
 
 
 def synthetic_pipe(height=32, width=32, *, batch_size=16, num_threads=2, device_id=0, seed=0):
     """Random images for benchmarking: no reader."""
-    ndd.set_num_threads(num_threads)
-    ctx = ndd.EvalContext(device_id=device_id)
+    ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     rng = ndd.random.RNG(seed=seed)
     while True:
         with ctx:

@@ -1,3 +1,4 @@
+# golden-verify: pipe=synthetic_pipe iterations=3
 import nvidia.dali.fn as fn
 import nvidia.dali.types as types
 from nvidia.dali import pipeline_def

@@ -5,11 +5,13 @@ import nvidia.dali.experimental.dynamic as ndd
 
 
 def numpy_pipe(root, *, batch_size=2, num_threads=1, device_id=None, seed=None):
-    ndd.set_num_threads(num_threads)
+    ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     reader = ndd.readers.Numpy(file_root=root, file_filter="*.npy")
     while True:
-        for (data,) in reader.next_epoch(batch_size=batch_size):
-            yield (ndd.cast(data * 2.0, dtype=types.FLOAT64),)
+        for (data,) in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+            with ctx:
+                outputs = (ndd.cast(data * 2.0, dtype=types.FLOAT64),)
+            yield outputs
 
 
 pipe = numpy_pipe("/data/numpy")

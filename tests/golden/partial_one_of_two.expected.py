@@ -3,15 +3,16 @@ import nvidia.dali.experimental.dynamic as ndd
 
 
 def good_pipe(root, *, batch_size=4, num_threads=1, device_id=None, seed=None):
-    ndd.set_num_threads(num_threads)
+    ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     reader = ndd.readers.File(file_root=root)
     while True:
-        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
-            yield ndd.decoders.image(jpegs), labels
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+            with ctx:
+                outputs = ndd.decoders.image(jpegs), labels
+            yield outputs
 
 
-# dali-migrate: [pipeline-def] pipeline not converted:
-# dali-migrate: [pipeline-def] fn.shapes has no dynamic-mode counterpart: use the batch's .shape
+# dali-migrate: [pipeline-def] pipeline not converted: fn.shapes has no dynamic-mode counterpart: use the batch's .shape
 @pipeline_def(batch_size=4, num_threads=1)
 def shapes_pipe(root):
     jpegs, labels = fn.readers.file(file_root=root)

@@ -6,8 +6,7 @@ def invert(image):
     return 255 - image
 
 
-# dali-migrate: [pipeline-def] pipeline not converted:
-# dali-migrate: [pipeline-def] fn.python_function has no dynamic-mode counterpart: call the Python function on the batch's samples (e.g. via .torch() or numpy) in the loop
+# dali-migrate: [pipeline-def] pipeline not converted: fn.python_function has no dynamic-mode counterpart: call the Python function on the batch's samples (e.g. via .torch() or numpy) in the loop
 @pipeline_def(batch_size=4, num_threads=1, exec_async=False, exec_pipelined=False)
 def python_pipe(root):
     jpegs, labels = fn.readers.file(file_root=root)

@@ -1,11 +1,11 @@
+# golden-verify: pipe=rn50_train args=(str(DATA / "images"),) kwargs={"crop": 32, "batch_size": 8} iterations=4
 """ResNet-50 style training augmentation."""
 import nvidia.dali.types as types
 import nvidia.dali.experimental.dynamic as ndd
 
 
 def rn50_train(data_dir, crop=224, shard_id=0, num_shards=1, *, batch_size=64, num_threads=8, device_id=0, seed=42):
-    ndd.set_num_threads(num_threads)
-    ctx = ndd.EvalContext(device_id=device_id)
+    ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     rng = ndd.random.RNG(seed=seed)
     reader = ndd.readers.File(
         file_root=data_dir,
@@ -16,7 +16,7 @@ def rn50_train(data_dir, crop=224, shard_id=0, num_shards=1, *, batch_size=64, n
         seed=seed,
     )
     while True:
-        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):
             with ctx:
                 images = ndd.decoders.image_random_crop(jpegs, device="gpu", output_type=types.RGB, random_area=[0.1, 1.0], batch_size=batch_size, rng=rng)
                 images = ndd.resize(images, device="gpu", resize_x=crop, resize_y=crop)
@@ -38,12 +38,11 @@ def rn50_train(data_dir, crop=224, shard_id=0, num_shards=1, *, batch_size=64, n
 
 
 def rn50_train_rrc(data_dir, *, batch_size=64, num_threads=8, device_id=0, seed=42):
-    ndd.set_num_threads(num_threads)
-    ctx = ndd.EvalContext(device_id=device_id)
+    ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     rng = ndd.random.RNG(seed=seed)
     reader = ndd.readers.File(file_root=data_dir, random_shuffle=True, seed=seed)
     while True:
-        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):
             with ctx:
                 images = ndd.decoders.image(jpegs, device="gpu")
                 images = ndd.random_resized_crop(images, size=(224, 224), random_area=(0.08, 1.0), batch_size=batch_size, rng=rng)

@@ -1,3 +1,4 @@
+# golden-verify: pipe=rn50_train args=(str(DATA / "images"),) kwargs={"crop": 32, "batch_size": 8} iterations=4
 """ResNet-50 style training augmentation."""
 import nvidia.dali.fn as fn
 import nvidia.dali.types as types

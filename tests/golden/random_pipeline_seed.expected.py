@@ -1,18 +1,21 @@
+# golden-verify: pipe=augment_pipe args=(str(DATA / "images"),) iterations=5
 from nvidia.dali import types
 import nvidia.dali.experimental.dynamic as ndd
 
 
 def augment_pipe(root, *, batch_size=8, num_threads=2, device_id=None, seed=1234):
-    ndd.set_num_threads(num_threads)
+    ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     rng = ndd.random.RNG(seed=seed)
     reader = ndd.readers.File(file_root=root, random_shuffle=True, initial_fill=64, seed=seed)
     while True:
-        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
-            images = ndd.decoders.image(jpegs, output_type=types.RGB)
-            angle = ndd.random.uniform(range=(-15.0, 15.0), batch_size=batch_size, rng=rng)
-            images = ndd.rotate(images, angle=angle, fill_value=0)
-            mirror = ndd.random.coin_flip(probability=0.5, batch_size=batch_size, rng=rng)
-            brightness = ndd.random.normal(mean=1.0, stddev=0.1, batch_size=batch_size, rng=rng)
-            images = ndd.brightness(images, brightness=brightness)
-            images = ndd.flip(images, horizontal=mirror)
-            yield images, labels
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+            with ctx:
+                images = ndd.decoders.image(jpegs, output_type=types.RGB)
+                angle = ndd.random.uniform(range=(-15.0, 15.0), batch_size=batch_size, rng=rng)
+                images = ndd.rotate(images, angle=angle, fill_value=0)
+                mirror = ndd.random.coin_flip(probability=0.5, batch_size=batch_size, rng=rng)
+                brightness = ndd.random.normal(mean=1.0, stddev=0.1, batch_size=batch_size, rng=rng)
+                images = ndd.brightness(images, brightness=brightness)
+                images = ndd.flip(images, horizontal=mirror)
+                outputs = images, labels
+            yield outputs

@@ -1,3 +1,4 @@
+# golden-verify: pipe=augment_pipe args=(str(DATA / "images"),) iterations=5
 from nvidia.dali import fn, pipeline_def, types
 
 

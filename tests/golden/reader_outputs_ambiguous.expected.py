@@ -1,8 +1,7 @@
 from nvidia.dali import fn, pipeline_def
 
 
-# dali-migrate: [pipeline-def] pipeline not converted:
-# dali-migrate: [pipeline-def] cannot tell whether fn.readers.webdataset gives one output or several here: unpack its outputs (`a, b = fn.readers.webdataset(...)`) or convert by hand
+# dali-migrate: [pipeline-def] pipeline not converted: cannot tell whether fn.readers.webdataset gives one output or several here: unpack its outputs (`a, b = fn.readers.webdataset(...)`) or convert by hand
 @pipeline_def(batch_size=4, num_threads=1)
 def wds_images(tar):
     # One extension: one output here, but a list of outputs with several.
@@ -10,8 +9,7 @@ def wds_images(tar):
     return fn.decoders.image(jpegs)
 
 
-# dali-migrate: [pipeline-def] pipeline not converted:
-# dali-migrate: [pipeline-def] cannot tell whether fn.readers.coco gives one output or several here: unpack its outputs (`a, b = fn.readers.coco(...)`) or convert by hand
+# dali-migrate: [pipeline-def] pipeline not converted: cannot tell whether fn.readers.coco gives one output or several here: unpack its outputs (`a, b = fn.readers.coco(...)`) or convert by hand
 @pipeline_def(batch_size=4, num_threads=1)
 def coco_all(file_root, annotations_file):
     outputs = fn.readers.coco(file_root=file_root, annotations_file=annotations_file)

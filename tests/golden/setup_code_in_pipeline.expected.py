@@ -9,14 +9,16 @@ STD = (0.229, 0.224, 0.225)
 
 
 def normalize_pipe(root, size=32, *, batch_size=4, num_threads=1, device_id=None, seed=None):
-    ndd.set_num_threads(num_threads)
+    ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     mean = [m * 255 for m in MEAN]
     std = [s * 255 for s in STD]
     root = os.path.abspath(root)
     reader = ndd.readers.File(file_root=root)
     while True:
-        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
-            images = ndd.decoders.image(jpegs, output_type=types.RGB)
-            images = ndd.resize(images, resize_x=size, resize_y=size)
-            images = ndd.crop_mirror_normalize(images, mean=mean, std=std, dtype=types.FLOAT, output_layout="HWC")
-            yield images, labels
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+            with ctx:
+                images = ndd.decoders.image(jpegs, output_type=types.RGB)
+                images = ndd.resize(images, resize_x=size, resize_y=size)
+                images = ndd.crop_mirror_normalize(images, mean=mean, std=std, dtype=types.FLOAT, output_layout="HWC")
+                outputs = images, labels
+            yield outputs

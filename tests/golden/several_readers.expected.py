@@ -1,8 +1,7 @@
 from nvidia.dali import fn, pipeline_def
 
 
-# dali-migrate: [pipeline-def] pipeline not converted:
-# dali-migrate: [pipeline-def] the pipeline has several readers: their epochs end at different times, so one loop cannot keep their order; convert by hand
+# dali-migrate: [pipeline-def] pipeline not converted: the pipeline has several readers: their epochs end at different times, so one loop cannot keep their order; convert by hand
 @pipeline_def(batch_size=4, num_threads=2)
 def paired_pipe(images_root, masks_root):
     jpegs, labels = fn.readers.file(file_root=images_root, name="Images")

@@ -1,16 +1,19 @@
 # golden-run: pipe=decode_only args=(str(DATA / "images"),) iterations=12
+import numpy as np
 import nvidia.dali.experimental.dynamic as ndd
 
 
 def decode_only(root, *, batch_size=4, num_threads=1, device_id=None, seed=None):
-    ndd.set_num_threads(num_threads)
+    ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     reader = ndd.readers.File(file_root=root)
     while True:
-        for jpegs, _ in reader.next_epoch(batch_size=batch_size):
-            yield (ndd.decoders.image(jpegs),)
+        for jpegs, _ in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+            with ctx:
+                outputs = (ndd.decoders.image(jpegs),)
+            yield outputs
 
 
 pipe = decode_only("/data/images")
 (images,) = next(pipe)
 first = next(pipe)[0]
-print(images.select(0).shape, first.batch_size)
+print(np.asarray(images.select(0)).shape, first.batch_size)

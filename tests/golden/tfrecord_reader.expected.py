@@ -4,7 +4,7 @@ import nvidia.dali.experimental.dynamic as ndd
 
 
 def tfrecord_pipe(path, index_path, *, batch_size=4, num_threads=2, device_id=None, seed=None):
-    ndd.set_num_threads(num_threads)
+    ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     reader = ndd.readers.TFRecord(
         path=path,
         index_path=index_path,
@@ -14,7 +14,9 @@ def tfrecord_pipe(path, index_path, *, batch_size=4, num_threads=2, device_id=No
         },
     )
     while True:
-        for inputs in reader.next_epoch(batch_size=batch_size):
-            images = ndd.decoders.image(inputs["image/encoded"])
-            images = ndd.resize(images, resize_x=28, resize_y=28)
-            yield images, inputs["image/class/label"]
+        for inputs in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+            with ctx:
+                images = ndd.decoders.image(inputs["image/encoded"])
+                images = ndd.resize(images, resize_x=28, resize_y=28)
+                outputs = images, inputs["image/class/label"]
+            yield outputs

@@ -7,27 +7,31 @@ IMAGE_SIZE = 32
 
 
 def train_pipe(root, *, batch_size, num_threads=2, device_id=None, seed=99):
-    ndd.set_num_threads(num_threads)
+    ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     rng = ndd.random.RNG(seed=seed)
     reader = ndd.readers.File(file_root=root, random_shuffle=True, seed=seed)
     while True:
-        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
-            images = ndd.decoders.image_random_crop(jpegs, output_type=types.RGB, batch_size=batch_size, rng=rng)
-            images = ndd.resize(images, resize_x=IMAGE_SIZE, resize_y=IMAGE_SIZE)
-            mirror = ndd.random.coin_flip(batch_size=batch_size, rng=rng)
-            images = ndd.crop_mirror_normalize(images, mirror=mirror, dtype=types.FLOAT)
-            yield images, labels
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+            with ctx:
+                images = ndd.decoders.image_random_crop(jpegs, output_type=types.RGB, batch_size=batch_size, rng=rng)
+                images = ndd.resize(images, resize_x=IMAGE_SIZE, resize_y=IMAGE_SIZE)
+                mirror = ndd.random.coin_flip(batch_size=batch_size, rng=rng)
+                images = ndd.crop_mirror_normalize(images, mirror=mirror, dtype=types.FLOAT)
+                outputs = images, labels
+            yield outputs
 
 
 def val_pipe(root, *, batch_size, num_threads=2, device_id=None, seed=None):
-    ndd.set_num_threads(num_threads)
+    ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     reader = ndd.readers.File(file_root=root, random_shuffle=False)
     while True:
-        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
-            images = ndd.decoders.image(jpegs, output_type=types.RGB)
-            images = ndd.resize(images, resize_shorter=IMAGE_SIZE)
-            images = ndd.crop_mirror_normalize(images, crop=(IMAGE_SIZE, IMAGE_SIZE), dtype=types.FLOAT)
-            yield images, labels
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+            with ctx:
+                images = ndd.decoders.image(jpegs, output_type=types.RGB)
+                images = ndd.resize(images, resize_shorter=IMAGE_SIZE)
+                images = ndd.crop_mirror_normalize(images, crop=(IMAGE_SIZE, IMAGE_SIZE), dtype=types.FLOAT)
+                outputs = images, labels
+            yield outputs
 
 
 def run(root, batch_size, epochs):

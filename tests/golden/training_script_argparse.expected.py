@@ -1,3 +1,4 @@
+# golden-verify: pipe=create_pipeline args=(str(DATA / "images"), 32, True) kwargs={"batch_size": 4} iterations=7
 #!/usr/bin/env python
 """Train a classifier on an image folder with DALI."""
 
@@ -10,12 +11,10 @@ import nvidia.dali.experimental.dynamic as ndd
 
 
 def create_pipeline(data_dir, crop, is_training, *, batch_size, num_threads=None, device_id=None, seed=None):
-    if num_threads is not None:
-        ndd.set_num_threads(num_threads)
-    ctx = ndd.EvalContext(device_id=device_id)
+    ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     reader = ndd.readers.File(file_root=data_dir, random_shuffle=is_training, pad_last_batch=True, seed=seed)
     while True:
-        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):
             with ctx:
                 images = ndd.decoders.image(jpegs, device="gpu", output_type=types.RGB)
                 images = ndd.resize(images, resize_x=crop, resize_y=crop)

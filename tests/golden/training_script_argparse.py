@@ -1,3 +1,4 @@
+# golden-verify: pipe=create_pipeline args=(str(DATA / "images"), 32, True) kwargs={"batch_size": 4} iterations=7
 #!/usr/bin/env python
 """Train a classifier on an image folder with DALI."""
 

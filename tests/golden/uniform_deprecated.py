@@ -1,3 +1,4 @@
+# golden-verify: pipe=params_pipe iterations=3
 from nvidia.dali import fn, pipeline_def
 
 

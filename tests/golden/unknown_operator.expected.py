@@ -4,8 +4,7 @@ from nvidia.dali import fn, pipeline_def
 plugin_manager.load_library("./libcustomdummy.so")
 
 
-# dali-migrate: [pipeline-def] pipeline not converted:
-# dali-migrate: [pipeline-def] fn.custom_dummy is not a DALI 2.4.0 operator known to dali-migrate
+# dali-migrate: [pipeline-def] pipeline not converted: fn.custom_dummy is not a DALI 2.4.0 operator known to dali-migrate
 @pipeline_def(batch_size=4, num_threads=1)
 def custom_pipe(root):
     jpegs, labels = fn.readers.file(file_root=root)

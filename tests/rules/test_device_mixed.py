@@ -8,7 +8,7 @@ def test_mixed_becomes_gpu_keeping_quotes():
 
 def test_gpu_pipeline_gets_an_eval_context_left_before_yield():
     out = pipeline('j, l = fn.readers.file(file_root="d")\nreturn fn.decoders.image(j, device="mixed"), l\n')
-    assert "ctx = ndd.EvalContext(device_id=device_id)" in out
+    assert "ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)" in out
     assert "with ctx:" in out
     # the yield is outside the with-block
     lines = out.splitlines()
@@ -17,6 +17,7 @@ def test_gpu_pipeline_gets_an_eval_context_left_before_yield():
     assert len(yield_line) - len(yield_line.lstrip()) == with_indent
 
 
-def test_cpu_pipeline_has_no_context():
+def test_threads_and_device_go_to_a_context_of_the_pipeline_not_global_state():
     out = pipeline('j, l = fn.readers.file(file_root="d")\nreturn fn.decoders.image(j), l\n')
-    assert "EvalContext" not in out
+    assert "set_num_threads" not in out
+    assert "reader.next_epoch(batch_size=batch_size, ctx=ctx)" in out

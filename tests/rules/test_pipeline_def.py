@@ -11,12 +11,12 @@ def test_settings_become_keyword_arguments_with_decorator_defaults():
 def test_bare_decorator_makes_batch_size_required():
     out = convert("@pipeline_def\ndef p():\n    return fn.random.uniform()\n")
     assert "def p(*, batch_size, num_threads=None, device_id=None, seed=None):" in out
-    assert "if num_threads is not None:" in out
+    assert "ndd.EvalContext(num_threads=num_threads, device_id=device_id)" in out
 
 
 def test_single_output_is_a_one_tuple():
     out = pipeline("return fn.random.uniform()\n")
-    assert "yield (ndd.random.uniform(" in out and ",)" in out
+    assert "outputs = (ndd.random.uniform(batch_size=batch_size, rng=rng),)" in out
 
 
 def test_no_reader_loops_forever():

@@ -1,0 +1,56 @@
+"""Every golden case that reads data (or draws random numbers) passes `verify --device cpu`:
+the original pipeline and the converted code give equal outputs, random ones included.
+
+Cases opt in with the `# golden-run:` header (deterministic cases, also run by
+test_golden_equivalence.py with native ndd) or `# golden-verify:` (random cases: native ndd cannot
+reproduce a pipeline's random stream, the runtime's pipeline-compatible mode can). Both headers
+take the same keys.
+"""
+
+import re
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("nvidia.dali")
+
+from dali_migrate.verify import Options, verify  # noqa: E402
+
+GOLDEN = Path(__file__).parent / "golden"
+KEYS = ("pipe", "args", "kwargs", "iterations")
+
+
+def _header(text: str):
+    for line in text.splitlines():
+        for prefix in ("# golden-run:", "# golden-verify:"):
+            if line.startswith(prefix):
+                parts = re.split(r"\s+(?=(?:%s)=)" % "|".join(KEYS), line[len(prefix):].strip())
+                return dict(part.partition("=")[::2] for part in parts)
+    return None
+
+
+CASES = sorted(
+    p.name[: -len(".py")]
+    for p in GOLDEN.glob("*.py")
+    if not p.name.endswith(".expected.py") and _header(p.read_text(encoding="utf-8"))
+)
+
+
+def test_enough_cases_take_part():
+    assert len(CASES) >= 25, CASES
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_verify_cpu(name, fixture_data):
+    path = GOLDEN / f"{name}.py"
+    h = _header(path.read_text(encoding="utf-8"))
+    env = {"DATA": fixture_data, "str": str}
+    args = eval(h.get("args", "()"), env)  # noqa: S307 - our own test headers
+    kwargs = dict(eval(h.get("kwargs", "{}"), env))  # noqa: S307
+    batch_size = kwargs.pop("batch_size", None)
+    iterations = int(h["iterations"]) if "iterations" in h else None
+    verdict = verify(
+        Options(original=path, name=h["pipe"], against=GOLDEN / f"{name}.expected.py", args=tuple(args),
+                params=kwargs, batch_size=batch_size, iterations=iterations, device="cpu")
+    )
+    assert verdict.equal, verdict.describe()
