@@ -30,7 +30,7 @@ class Site:
     ndd: str
     numpy: Optional[str]
     pipeline: PipelineInfo
-    construction: cst.Call  # the ``P(...)`` call that made the pipeline object
+    construction: Optional[cst.Call]  # the ``P(...)`` call that made the pipeline object (None: via a factory)
     reader_call: Optional[cst.Call]  # the converted reader construction (for epoch sizes)
 
 
@@ -200,27 +200,35 @@ def plan(module, parents: Parents, pipelines: dict, rules, ndd: str, numpy: Opti
     for name, info in pipelines.items():
         p = Plan()
         plans[name] = p
-        for ref in m.findall(module, m.Name(name)):
-            parent = parents.of(ref)
-            if isinstance(parent, cst.FunctionDef) and parent.name is ref:
-                continue
-            stmt = parents.statement(ref)
-            call = parent if isinstance(parent, cst.Call) and parent.func is ref else None
-            assign = parents.of(call) if call is not None else None
-            if not (
-                isinstance(assign, cst.Assign)
-                and assign.value is call
-                and len(assign.targets) == 1
-                and isinstance(assign.targets[0].target, cst.Name)
-            ):
-                p.blockers.append((stmt, f"{name} is used here in a way dali-migrate cannot follow; convert the pipeline and this use by hand"))
-                continue
-            _plan_construction(call, info, p, stmt)
-            var = assign.targets[0].target.value
-            scope = parents.scope(assign) or module
-            site = Site(ndd=ndd, numpy=numpy, pipeline=info, construction=call, reader_call=readers.get(name))
-            others = pipe_vars.get(id(scope), set()) - {var}
-            _plan_uses(scope, var, assign, parents, site, pipe_rules, batch_rules, p, others)
+        # The pipeline function itself, then any function that returns what it made (a factory:
+        # `def make(): pipe = p(...); pipe.build(); return pipe`), whose callers hold it too.
+        follow = [name]
+        for callee in follow:
+            for ref in m.findall(module, m.Name(callee)):
+                parent = parents.of(ref)
+                if isinstance(parent, cst.FunctionDef) and parent.name is ref:
+                    continue
+                stmt = parents.statement(ref)
+                call = parent if isinstance(parent, cst.Call) and parent.func is ref else None
+                assign = parents.of(call) if call is not None else None
+                if not (
+                    isinstance(assign, cst.Assign)
+                    and assign.value is call
+                    and len(assign.targets) == 1
+                    and isinstance(assign.targets[0].target, cst.Name)
+                ):
+                    p.blockers.append((stmt, f"{callee} is used here in a way dali-migrate cannot follow; convert the pipeline and this use by hand"))
+                    continue
+                if callee == name:
+                    _plan_construction(call, info, p, stmt)
+                var = assign.targets[0].target.value
+                scope = parents.scope(assign) or module
+                site = Site(ndd=ndd, numpy=numpy, pipeline=info, construction=call if callee == name else None,
+                            reader_call=readers.get(name))
+                others = pipe_vars.get(id(scope), set()) - {var}
+                for factory in _plan_uses(scope, var, assign, parents, site, pipe_rules, batch_rules, p, others):
+                    if factory not in follow:
+                        follow.append(factory)
     _share_blockers(plans)
     return plans
 
@@ -277,7 +285,7 @@ def _plan_uses(scope, var, assign, parents, site, pipe_rules, batch_rules, p: Pl
     ]
     if len(bindings) != 1:
         p.blockers.append((parents.statement(assign), f"`{var}` is assigned more than once: dali-migrate cannot follow which pipeline it holds"))
-        return
+        return []
     state = _State(var=var, other_pipes=set(others))
     for node in _track_names(own.nodes, state, parents):
         p.blockers.append((parents.statement(node), "a name holding pipeline outputs is also assigned other values here: convert by hand"))
@@ -285,14 +293,25 @@ def _plan_uses(scope, var, assign, parents, site, pipe_rules, batch_rules, p: Pl
     p.tracked |= {(id(scope), n) for n in state.outputs | state.batches}
     for nested in _free_in_nested(own, tracked):
         p.blockers.append((nested, f"a nested function uses the pipeline `{var}` or its outputs: convert by hand"))
+    factories = []
     for node in own.nodes:
         if isinstance(node, cst.Name) and node.value in tracked:
             if _is_binding(node, parents):
+                continue
+            parent = parents.of(node)
+            if (
+                node.value == var
+                and isinstance(parent, cst.Return)
+                and isinstance(scope, cst.FunctionDef)
+                and parents.scope(scope) is None
+            ):
+                factories.append(scope.name.value)  # its callers get the pipeline: follow them
                 continue
             _plan_expr(node, _kind(node, parents, state), parents, state, site, pipe_rules, batch_rules, p)
         elif isinstance(node, (cst.Subscript, cst.Call)) and _kind(node, parents, state) == "batch":
             # Subscripts and calls that yield batches (out[0], b.as_cpu()) are expressions of their own.
             _plan_expr(node, "batch", parents, state, site, pipe_rules, batch_rules, p)
+    return factories
 
 
 def _is_binding(ref: cst.Name, parents: Parents) -> bool:

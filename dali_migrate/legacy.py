@@ -164,7 +164,7 @@ def rewrite_with_blocks(body: list, names, taken: set, found: list, skip: set) -
             leading_lines=out[i].leading_lines,
         )
         assign = out[i].with_changes(
-            body=[out[i].body[0].with_changes(value=cst.Call(func=cst.Name(name)))], leading_lines=[]
+            body=[out[i].body[0].with_changes(value=cst.Call(func=cst.Name(name)))], leading_lines=[cst.EmptyLine()]
         )
         taken.add(name)
         found.append(Legacy(name=name, kind="with", anchor=out[i]))

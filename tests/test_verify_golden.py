@@ -47,10 +47,9 @@ def test_verify_cpu(name, fixture_data):
     env = {"DATA": fixture_data, "str": str}
     args = eval(h.get("args", "()"), env)  # noqa: S307 - our own test headers
     kwargs = dict(eval(h.get("kwargs", "{}"), env))  # noqa: S307
-    batch_size = kwargs.pop("batch_size", None)
     iterations = int(h["iterations"]) if "iterations" in h else None
     verdict = verify(
         Options(original=path, name=h["pipe"], against=GOLDEN / f"{name}.expected.py", args=tuple(args),
-                params=kwargs, batch_size=batch_size, iterations=iterations, device="cpu")
+                params=kwargs, iterations=iterations, device="cpu")
     )
     assert verdict.equal, verdict.describe()

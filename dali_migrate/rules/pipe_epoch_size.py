@@ -58,6 +58,8 @@ def reader_expression(site) -> cst.BaseExpression:
     info = site.pipeline
     if site.reader_call is None:
         raise CannotConvert("the pipeline has no reader")
+    if site.construction is None:
+        raise CannotConvert("the pipeline was made by another function, whose arguments cannot be matched")
     params = info.func.params
     param_names = {p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]}
     used = names_in(cst.Module(body=[cst.SimpleStatementLine([cst.Expr(cst.Tuple([cst.Element(a.value) for a in site.reader_call.args]))])]))

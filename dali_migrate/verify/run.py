@@ -100,6 +100,17 @@ def _pick_name(source: str, path: Path, name: Optional[str]) -> str:
     return found[0]
 
 
+def _is_pipeline_def(source: str, name: str) -> bool:
+    """True for a @pipeline_def function (it takes the pipeline settings as keyword arguments);
+    False for a Pipeline subclass or a function that returns a pipeline (settings are theirs)."""
+    module = cst.parse_module(source)
+    names = collect(module)
+    for s in module.body:
+        if isinstance(s, cst.FunctionDef) and s.name.value == name:
+            return pipeline_decorator(s, names) is not None
+    return False
+
+
 def _sources(opts: Options):
     text = _read(opts.original)
     try:
@@ -190,12 +201,17 @@ def _settings(opts: Options, seed: int) -> dict:
     return kw
 
 
-def _build_original(module, name: str, path: Path, opts: Options, seed: int):
+def _build_original(module, name: str, path: Path, opts: Options, settings: dict):
     records: list = []
     target = getattr(module, name)
     with _recording_sites(path, records):
         try:
-            pipe = target(*opts.args, **opts.params, **_settings(opts, seed))
+            pipe = target(*opts.args, **opts.params, **settings)
+        except Exception as e:
+            raise VerifyError(f"cannot build the original pipeline: {type(e).__name__}: {e}") from None
+        if not (hasattr(pipe, "build") and hasattr(pipe, "run")):
+            raise VerifyError(f"{name}(...) returned {type(pipe).__name__}, not a DALI Pipeline")
+        try:
             pipe.build()
         except Exception as e:
             raise VerifyError(f"cannot build the original pipeline: {type(e).__name__}: {e}") from None
@@ -354,14 +370,33 @@ def verify(opts: Options) -> Verdict:
         raise VerifyError(f"--device must be cpu or gpu, not {opts.device!r}")
     seed = DEFAULT_SEED if opts.seed is None else opts.seed
     name, original_text, converted_text = _sources(opts)
+    if _is_pipeline_def(original_text, name):
+        settings = _settings(opts, seed)
+    else:
+        # A Pipeline subclass or a function returning a pipeline fixes its own settings: they
+        # come in through its parameters (--set), and the seed is read from the built pipeline.
+        if opts.seed is not None or opts.batch_size is not None:
+            raise VerifyError(
+                f"{name} is not a @pipeline_def function: pass its batch size and seed as its own parameters (--set)"
+            )
+        settings = {}
     import dali_migrate.runtime as rt
 
     with tempfile.TemporaryDirectory(prefix="dali-migrate-verify-") as tmp:
         tmp = Path(tmp)
         directory = opts.original.resolve().parent
         original_mod, original_path = _load_module(original_text, "original", directory, tmp)
-        pipe, records = _build_original(original_mod, name, original_path, opts, seed)
+        pipe, records = _build_original(original_mod, name, original_path, opts, settings)
+        if not settings:
+            seed = pipe.seed
         n = _iterations(opts, pipe)
+        if seed is None:
+            if any(inst._op._schema.HasRandomSeedArg() for inst in pipe._ops):
+                raise VerifyError(
+                    f"{name} builds a pipeline without a fixed seed and with random operators or readers: "
+                    "its random stream cannot be reproduced; give it a seed"
+                )
+            seed = DEFAULT_SEED
         seeded = _original_seeds(pipe, records, seed)
         producers = _producers(pipe, records)
 
@@ -372,7 +407,7 @@ def verify(opts: Options) -> Verdict:
             site_seeds, notes = _match_seeds(seeded, _converted_sites(converted_text, name, converted_path))
             with rt.pipeline_compat(seed=seed, site_seeds=site_seeds):
                 try:
-                    gen = getattr(converted_mod, name)(*opts.args, **opts.params, **_settings(opts, seed))
+                    gen = getattr(converted_mod, name)(*opts.args, **opts.params, **settings)
                 except Exception as e:
                     raise VerifyError(f"cannot start the converted code: {type(e).__name__}: {e}") from None
                 for it in range(n):

@@ -69,6 +69,14 @@ def _free_names(stmt) -> set:
             if x.default is not None:
                 outer |= names_in(x.default)
         return outer | (names_in(stmt.body) - local)
+    if isinstance(stmt, cst.ClassDef):
+        outer = set()
+        for part in [*stmt.bases, *stmt.keywords, *stmt.decorators]:
+            outer |= names_in(part)
+        body = stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else []
+        for inner in body:
+            outer |= _free_names(inner)
+        return outer
     return names_in(stmt)
 
 
