@@ -32,6 +32,8 @@ class Site:
     pipeline: PipelineInfo
     construction: Optional[cst.Call]  # the ``P(...)`` call that made the pipeline object (None: via a factory)
     reader_call: Optional[cst.Call]  # the converted reader construction (for epoch sizes)
+    names: object = None  # the file's DaliNames (to recognise framework iterators)
+    taken: set = dataclasses.field(default_factory=set)  # identifiers the module uses
 
 
 @dataclasses.dataclass
@@ -46,6 +48,10 @@ class Plan:
     blockers: list = dataclasses.field(default_factory=list)
     #: (id(scope), name) of every name this plan rewrites uses of
     tracked: set = dataclasses.field(default_factory=set)
+    #: code the converted file needs at module level (e.g. the torch iterator class), by key
+    helpers: dict = dataclasses.field(default_factory=dict)
+    #: ids of the statements holding a converted framework iterator (the detector leaves them)
+    converted_statements: set = dataclasses.field(default_factory=set)
 
 
 def _rules_for(rules, receiver: str) -> dict:
@@ -184,9 +190,11 @@ def _track_names(nodes: list, state: _State, parents: Parents) -> list:
     return conflicts
 
 
-def plan(module, parents: Parents, pipelines: dict, rules, ndd: str, numpy: Optional[str], readers: dict) -> dict:
+def plan(module, parents: Parents, pipelines: dict, rules, ndd: str, numpy: Optional[str], readers: dict,
+         names=None, taken=frozenset()) -> dict:
     """Plan per pipeline name: {name: Plan}."""
     pipe_rules = _rules_for(rules, "pipeline")
+    pipe_rules.update({("iterator", k): v for k, v in _rules_for(rules, "iterator").items()})
     batch_rules = _rules_for(rules, "batch")
     pipe_vars: dict = {}  # id(scope) -> names of variables holding a converted pipeline
     for name in pipelines:
@@ -224,7 +232,7 @@ def plan(module, parents: Parents, pipelines: dict, rules, ndd: str, numpy: Opti
                 var = assign.targets[0].target.value
                 scope = parents.scope(assign) or module
                 site = Site(ndd=ndd, numpy=numpy, pipeline=info, construction=call if callee == name else None,
-                            reader_call=readers.get(name))
+                            reader_call=readers.get(name), names=names, taken=set(taken))
                 others = pipe_vars.get(id(scope), set()) - {var}
                 for factory in _plan_uses(scope, var, assign, parents, site, pipe_rules, batch_rules, p, others):
                     if factory not in follow:
@@ -333,6 +341,19 @@ def _plan_expr(node, kind, parents, state, site, pipe_rules, batch_rules, p: Pla
     parent = parents.of(node)
     stmt = parents.statement(node)
     if kind == "pipe":
+        iterator = _iterator_call(node, parents, site)
+        if iterator is not None:
+            call, qualified = iterator
+            rule = pipe_rules.get(("iterator", qualified))
+            if rule is None:
+                p.blockers.append((stmt, f"the pipeline `{state.var}` is given to {qualified.rsplit('.', 1)[-1]}, which dali-migrate does not convert: convert by hand"))
+            else:
+                _use(rule, call, stmt, site, p)
+                if id(call) in p.rewrites:
+                    p.converted_statements.add(id(stmt))
+                    for key, text in getattr(rule, "helpers", lambda site: {})(site).items():
+                        p.helpers[key] = text
+            return
         call = parents.of(parent) if isinstance(parent, cst.Attribute) and parent.value is node else None
         if not (isinstance(call, cst.Call) and call.func is parent):
             p.blockers.append((stmt, f"the pipeline object `{state.var}` is used here in a way dali-migrate cannot follow (e.g. passed to an iterator); convert by hand"))
@@ -371,6 +392,31 @@ def _plan_expr(node, kind, parents, state, site, pipe_rules, batch_rules, p: Pla
                 p.blockers.append((stmt, "len() of a TensorList: use batch.batch_size"))
             else:
                 _use(rule, call, stmt, site, p)
+
+
+def _iterator_call(node, parents, site):
+    """(the call, its qualified name) when ``node`` is the pipelines argument of a framework
+    iterator from ``nvidia.dali.plugin`` (``It(pipe, ...)``, ``It([pipe], ...)``), else None."""
+    if site.names is None:
+        return None
+    cur = parents.of(node)
+    if isinstance(cur, cst.Element):
+        lst = parents.of(cur)
+        if not isinstance(lst, (cst.List, cst.Tuple)):
+            return None
+        cur = parents.of(lst)
+    if not isinstance(cur, cst.Arg):
+        return None
+    call = parents.of(cur)
+    if not isinstance(call, cst.Call):
+        return None
+    q = site.names.qualify(call.func) or ""
+    if not q.startswith("nvidia.dali.plugin."):
+        return None
+    first = call.args[0] if call.args else None
+    if cur is not first and not (cur.keyword is not None and cur.keyword.value == "pipelines"):
+        return None
+    return call, q
 
 
 def _use(rule, node, stmt, site, p: Plan) -> None:

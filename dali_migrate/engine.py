@@ -113,6 +113,8 @@ class _Converter:
         self.converted: dict = {}
         self.left = 0
         self.rewrites = 0
+        self.helpers: dict = {}  # key -> module-level source the converted code needs (call-site rules)
+        self.converted_statements: set = set()  # ids of statements whose DALI use was converted
 
     # -- names -------------------------------------------------------------------------------
     def _ndd_alias(self) -> str:
@@ -158,7 +160,8 @@ class _Converter:
         readers = {name: conv[1] for name, conv in pipelines.items()}
         infos = {name: conv[0] for name, conv in pipelines.items()}
         plans = call_sites.plan(
-            self.module, self.parents, infos, self.site_rules, self.ndd, self._numpy_for_rewrites(), readers
+            self.module, self.parents, infos, self.site_rules, self.ndd, self._numpy_for_rewrites(), readers,
+            names=self.names, taken=self.taken,
         )
         site_rewrites: dict = {}
         drops: dict = {}
@@ -174,6 +177,8 @@ class _Converter:
             self.converted[name] = info
             self.replace[id(info.func)] = new_func
             site_rewrites.update(plan.rewrites)
+            self.helpers.update(plan.helpers)
+            self.converted_statements |= plan.converted_statements
             drops.update(plan.drop_kwargs)
             for key, kws in plan.none_kwargs.items():
                 drops.setdefault(key, [])
@@ -185,12 +190,16 @@ class _Converter:
         site_rewrites, drops = self._analysed
         for det in self.detectors:
             for stmt, reason in det.find(self.module, self.names, self.parents, set(self.converted)):
+                if id(stmt) in self.converted_statements:
+                    continue  # e.g. a framework iterator a call-site rule converted
                 if any(rule == "legacy-pipeline" for rule, _ in self.marks.get(id(stmt), [])):
                     continue  # already says precisely why it was not converted
                 self._mark(stmt, det.id, reason)
         new_module = self.module.visit(_Apply(self, site_rewrites, drops))
         if self.converted:
             new_module = _fix_imports(self.original, new_module, self.names, self.ndd, self.config.ndd_module)
+            for text in self.helpers.values():
+                new_module = _add_definition(new_module, text)
             if self._new_numpy and self._new_numpy in _names_outside_imports(new_module):
                 new_module = _add_import(new_module, f"import numpy as {self._new_numpy}", before_dali=True)
         return new_module.code
@@ -383,6 +392,25 @@ def _fix_imports(old: cst.Module, new: cst.Module, names, ndd: str, ndd_module: 
     if need_ndd:
         fixed = _add_import(fixed, f"import {ndd_module} as {ndd}")
     return fixed
+
+
+def _add_definition(module: cst.Module, text: str) -> cst.Module:
+    """A module-level class or function after the last top-level import (two blank lines around it)."""
+    new = cst.parse_module(text).body
+    blank = [cst.EmptyLine(), cst.EmptyLine()]
+    new = [new[0].with_changes(leading_lines=blank), *new[1:]]
+    body = list(module.body)
+    anchor = -1
+    for i, stmt in enumerate(body):
+        if _is_import_line(stmt):
+            anchor = i
+    rest = body[anchor + 1 :]
+    if rest and hasattr(rest[0], "leading_lines"):
+        lines = list(rest[0].leading_lines)
+        while lines and lines[0].comment is None:
+            lines.pop(0)
+        rest[0] = rest[0].with_changes(leading_lines=[*blank, *lines])
+    return module.with_changes(body=[*body[: anchor + 1], *new, *rest])
 
 
 def _bound(alias) -> str:

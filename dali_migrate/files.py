@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import codecs
 import dataclasses
+import errno
 import io
 import os
 import re
@@ -42,6 +43,8 @@ def read_source(path: Path) -> SourceFile:
     except PermissionError:
         raise FileProblem("permission denied") from None
     except OSError as e:
+        if os.path.islink(path):
+            raise FileProblem(_broken_link(path, e)) from None
         raise FileProblem(e.strerror or str(e)) from None
     text, encoding, bom = decode_source(raw)
     m = _NEWLINE.search(text)
@@ -49,6 +52,16 @@ def read_source(path: Path) -> SourceFile:
     newline = m.group() if m else "\n"
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     return SourceFile(text, encoding, bom, newline, raw, (st.st_mtime_ns, st.st_size))
+
+
+def _broken_link(path: Path, e: OSError) -> str:
+    try:
+        target = os.readlink(path)
+    except OSError:
+        target = "?"
+    if e.errno == errno.ELOOP:
+        return f"symbolic link loop (-> {target})"
+    return f"broken symbolic link (-> {target}): {e.strerror or e}"
 
 
 def decode_source(raw: bytes) -> tuple[str, str, bytes]:

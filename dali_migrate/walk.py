@@ -119,10 +119,19 @@ def _walk(root: Path, excluded: Excludes) -> Iterator[Path]:
                 subdirs.append(path)
             elif (
                 entry.name.endswith(SOURCE_SUFFIXES)
-                and entry.is_file()  # follows file symlinks; broken ones are dropped
+                # Follows file symlinks. A link that cannot be followed (dangling, a loop) is
+                # still yielded, so the run reports it by name instead of silently skipping it.
+                and (_is_file(entry) or entry.is_symlink())
                 and not ignores.ignored(path, is_dir=False)
                 and not excluded(rel, _as_given(path))
             ):
                 yield path
         # Reversed onto a LIFO stack, so directories come out in sorted, depth-first order.
         stack.extend((d, ignores.entering(d)) for d in reversed(subdirs))
+
+
+def _is_file(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_file()
+    except OSError:  # e.g. ELOOP: a symlink loop
+        return False

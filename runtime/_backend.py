@@ -232,6 +232,19 @@ def build_spec(schema_name, backend, static_args, inputs_meta, arg_inputs_meta):
     return spec, n_out
 
 
+_streams: dict = {}
+
+
+def default_stream(device_id):
+    """One CUDA stream per device for operators run without one of the caller's: work on a
+    device stays ordered, as it is on native ndd's per-device default stream."""
+    s = _streams.get(device_id)
+    if s is None:
+        with device_guard(device_id):
+            s = _streams[device_id] = _b.Stream(device_id)
+    return s
+
+
 class Operator:
     """One backend operator instance. Stateful ops (readers, seeded random ops) keep their state
     in here between calls, so one instance must serve one call site."""
@@ -244,6 +257,8 @@ class Operator:
         spec, self.num_outputs = build_spec(schema_name, backend, static_args, inputs_meta,
                                             arg_names_meta)
         self.arg_names = sorted(arg_names_meta)
+        if backend != "cpu" and device_id is None:
+            device_id = _b.GetCUDACurrentDevice()
         self._gpu_id = device_id if backend != "cpu" else None
         spec.AddArg("num_threads", num_threads)
         spec.AddArg("device_id", device_id if backend != "cpu" else CPU_ONLY_DEVICE_ID)
@@ -263,6 +278,9 @@ class Operator:
         if self._impl is not None:
             return self._impl.run(inputs, arg_inputs, batch_size)
         if self._gpu_id is not None:
+            # A GPU operator's workspace needs a stream: it is what gives it its device.
+            if stream is None:
+                stream = default_stream(self._gpu_id)
             with device_guard(self._gpu_id):
                 return self._run(pool, inputs, arg_inputs, batch_size, stream)
         ws = _b._Workspace(pool.facade, stream)  # (CPU: inline, no extra call)

@@ -7,6 +7,7 @@ reproduce a pipeline's random stream, the runtime's pipeline-compatible mode can
 take the same keys.
 """
 
+import os
 import re
 from pathlib import Path
 
@@ -17,6 +18,9 @@ pytest.importorskip("nvidia.dali")
 from dali_migrate.verify import Options, verify  # noqa: E402
 
 GOLDEN = Path(__file__).parent / "golden"
+# cpu (CI): every operator moved to the CPU on both sides. gpu (the GPU machine): as written.
+DEVICE = os.environ.get("DALI_MIGRATE_VERIFY_DEVICE", "cpu")
+
 KEYS = ("pipe", "args", "kwargs", "iterations")
 
 
@@ -32,7 +36,8 @@ def _header(text: str):
 CASES = sorted(
     p.name[: -len(".py")]
     for p in GOLDEN.glob("*.py")
-    if not p.name.endswith(".expected.py") and _header(p.read_text(encoding="utf-8"))
+    if not p.name.endswith(".expected.py")
+    and _header(p.read_text(encoding="utf-8"))
 )
 
 
@@ -41,15 +46,23 @@ def test_enough_cases_take_part():
 
 
 @pytest.mark.parametrize("name", CASES)
-def test_verify_cpu(name, fixture_data):
+def test_verify(name, fixture_data):
+    if DEVICE == "gpu":
+        from dali_migrate.runtime import _backend
+
+        if _backend.cuda_device_count() < 1:
+            pytest.skip("no CUDA device")
     path = GOLDEN / f"{name}.py"
     h = _header(path.read_text(encoding="utf-8"))
     env = {"DATA": fixture_data, "str": str}
     args = eval(h.get("args", "()"), env)  # noqa: S307 - our own test headers
     kwargs = dict(eval(h.get("kwargs", "{}"), env))  # noqa: S307
+    for value in [*args, *kwargs.values()]:
+        if isinstance(value, str) and value.startswith(str(fixture_data)) and not Path(value).exists():
+            pytest.skip(f"fixture {value} was not generated here (see fixtures/README.md)")
     iterations = int(h["iterations"]) if "iterations" in h else None
     verdict = verify(
         Options(original=path, name=h["pipe"], against=GOLDEN / f"{name}.expected.py", args=tuple(args),
-                params=kwargs, iterations=iterations, device="cpu")
+                params=kwargs, iterations=iterations, device=DEVICE)
     )
     assert verdict.equal, verdict.describe()

@@ -1,3 +1,4 @@
+# golden-verify: pipe=jitter_pipe args=(str(DATA / "images"),) iterations=7
 import nvidia.dali.experimental.dynamic as ndd
 
 

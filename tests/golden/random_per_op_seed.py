@@ -1,3 +1,4 @@
+# golden-verify: pipe=jitter_pipe args=(str(DATA / "images"),) iterations=7
 from nvidia.dali import fn, pipeline_def
 
 

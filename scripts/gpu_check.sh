@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Everything this project checks on a GPU machine, in one go (the device time is scarce).
+# Run from the repository root on the GPU machine after DALI is installed under /root/site
+# (see ../shared/gpu/README.md); results go to $OUT (or ./gpu-out).
+#   bash scripts/gpu_check.sh [tests|bench|all]
+set -uo pipefail
+OUT="${OUT:-gpu-out}"; mkdir -p "$OUT"
+export PYTHONPATH="/root/site:${PYTHONPATH:-}" PYTHONUNBUFFERED=1
+what="${1:-all}"
+py=python3
+# runtime/ is mapped to dali_migrate.runtime by the package metadata: install it (no network there,
+# so no build isolation, no dependencies) or fall back to a link when that is not possible.
+$py -m pip install -q --no-build-isolation --no-deps -e . >"$OUT/pip.log" 2>&1 \
+  || { [ -e dali_migrate/runtime ] || ln -s ../runtime dali_migrate/runtime; }
+{
+  nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
+  $py -c "import nvidia.dali as d, torch, platform; print('DALI', d.__version__, '| torch', torch.__version__, '| python', platform.python_version())"
+  nproc
+} 2>&1 | tee "$OUT/machine.txt"
+$py fixtures/make_fixtures.py >/dev/null
+if [ "$what" = tests ] || [ "$what" = all ]; then
+  $py -m pytest -p no:cacheprovider -q -rs --timeout=300 \
+    tests/runtime/test_rt_gpu.py tests/runtime/test_rt_gpu_conformance.py tests/runtime/test_rt_gpu_interop.py \
+    tests/runtime/test_rt_gpu_compat.py tests/runtime/test_rt_interop.py tests/test_verify_gpu.py tests/multigpu \
+    --junitxml="$OUT/gpu-tests.xml" 2>&1 | tail -60 | tee "$OUT/gpu-tests.txt"
+  DALI_MIGRATE_VERIFY_DEVICE=gpu $py -m pytest -p no:cacheprovider -q -rs --timeout=300 tests/test_verify_golden.py \
+    --junitxml="$OUT/verify-gpu.xml" 2>&1 | tail -30 | tee "$OUT/verify-gpu.txt"
+fi
+if [ "$what" = bench ] || [ "$what" = all ]; then
+  $py benchmarks/run.py --suite gpu --json "$OUT/bench-gpu.json" 2>&1 | tail -60 | tee "$OUT/bench-gpu.txt"
+fi

@@ -1,0 +1,164 @@
+"""PyTorch DALIGenericIterator / DALIClassificationIterator: the converted code gives the same epochs.
+
+Each case is a small program (a file reader pipeline and a function that iterates the iterator for
+three epochs) in pipeline mode. It is converted with the codemod, both versions are moved onto the
+CPU (``device_cpu.to_cpu``) and run; every batch of every epoch (torch tensors: dtype, shape,
+values), every ``len(loader)`` and every StopIteration must match. Policies FILL / DROP / PARTIAL,
+padded and unpadded readers, ``reader_name=`` and ``size=``, ``auto_reset``, ``reset()`` after
+``len()`` batches, and ``prepare_first_batch=False`` are covered.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import sys
+import warnings
+
+import pytest
+
+from dali_migrate.device_cpu import to_cpu
+from dali_migrate.engine import convert_source
+from dali_migrate.emitted_torch_iterator import DaliTorchIterator
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("nvidia.dali.plugin.pytorch")
+ndd = pytest.importorskip("nvidia.dali.experimental.dynamic")
+
+SOURCE = '''\
+from nvidia.dali import fn, pipeline_def
+from nvidia.dali.plugin.pytorch import {iterator}, LastBatchPolicy
+
+
+@pipeline_def(batch_size={bs}, num_threads={threads}, device_id=0)
+def pipe_fn(root):
+    jpegs, labels = fn.readers.file(file_root=root, name="Reader", pad_last_batch={pad})
+    images = fn.decoders.image(jpegs, device="mixed")
+    images = fn.resize(images, resize_x=8, resize_y=8)
+    return images, labels.gpu()
+
+
+def epochs(root, n):
+    pipe = pipe_fn(root)
+    loader = {iterator}({args})
+    seen = []
+    for _ in range(n):
+        {loop}
+        seen.append(("len", len(loader)))
+    return seen
+'''
+
+FOR_LOOP = """for data in loader:
+            seen.append((data[0]["data"], data[0]["label"]))"""
+LEN_LOOP = """for _ in range(len(loader)):
+            data = next(loader)
+            seen.append((data[0]["data"], data[0]["label"]))
+        loader.reset()"""
+NEXT_LOOP = """while True:
+            try:
+                data = next(loader)
+            except StopIteration:
+                seen.append("stop")
+                break
+            seen.append((data[0]["data"], data[0]["label"]))
+        loader.reset()"""
+
+
+def _cases():
+    out = []
+    for policy, pad, bs in itertools.product(["FILL", "DROP", "PARTIAL"], [False, True], [4, 8]):
+        pol = f"last_batch_policy=LastBatchPolicy.{policy}"
+        out.append((f"generic-reader-{policy}-pad{pad}-bs{bs}", "DALIGenericIterator",
+                    f'[pipe], ["data", "label"], reader_name="Reader", {pol}', pad, bs, FOR_LOOP))
+    for policy in ["FILL", "DROP", "PARTIAL"]:
+        pol = f"last_batch_policy=LastBatchPolicy.{policy}"
+        out.append((f"generic-size-{policy}", "DALIGenericIterator",
+                    f'pipe, ["data", "label"], size=21, {pol}', False, 4, FOR_LOOP))
+        out.append((f"classification-auto-{policy}", "DALIClassificationIterator",
+                    f'pipe, reader_name="Reader", auto_reset=True, {pol}', False, 8, FOR_LOOP))
+        out.append((f"generic-len-reset-{policy}", "DALIGenericIterator",
+                    f'[pipe], ["data", "label"], reader_name="Reader", {pol}, prepare_first_batch=False', False, 4, LEN_LOOP))
+        out.append((f"generic-next-{policy}", "DALIGenericIterator",
+                    f'[pipe], ["data", "label"], reader_name="Reader", {pol}', True, 8, NEXT_LOOP))
+    return out
+
+
+CASES = _cases()
+
+
+def _load(tmp_path, name, source):
+    path = tmp_path / f"{name}.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location(f"_torch_it_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _same(a, b):
+    assert len(a) == len(b), (len(a), len(b))
+    for i, (x, y) in enumerate(zip(a, b)):
+        if isinstance(x, tuple) and isinstance(x[0], torch.Tensor):
+            for tx, ty in zip(x, y):
+                assert tx.dtype == ty.dtype and tx.shape == ty.shape, (i, tx.dtype, ty.dtype, tx.shape, ty.shape)
+                assert torch.equal(tx, ty), i
+        else:
+            assert x == y, (i, x, y)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_iterator_epochs_match(case, tmp_path, fixture_data):
+    name, iterator, args, pad, bs, loop = case
+    source = SOURCE.format(iterator=iterator, args=args, pad=pad, bs=bs, loop=loop, threads=ndd.get_num_threads())
+    result = convert_source(source)
+    assert not result.markers, result.output
+    assert "DaliTorchIterator(" in result.output and f"{iterator}(" not in result.output
+    original = _load(tmp_path, "original", to_cpu(source))
+    converted = _load(tmp_path, "converted", to_cpu(result.output))
+    root = str(fixture_data / "images")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = original.epochs(root, 3)
+    got = converted.epochs(root, 3)
+    assert sum(isinstance(x, tuple) and isinstance(x[0], torch.Tensor) for x in want) >= 6
+    _same(want, got)
+
+
+def test_emitted_class_is_the_copied_source():
+    from dali_migrate.rules.torch_iterator import class_source
+
+    text = class_source()
+    assert text.startswith("class DaliTorchIterator:")
+    assert "import" not in text  # the class needs nothing the converted file lacks
+    assert class_source("DaliTorchIterator_1").startswith("class DaliTorchIterator_1:")
+    assert DaliTorchIterator.__name__ == "DaliTorchIterator"
+
+
+MARKED = {
+    "two pipelines": ('DALIGenericIterator([pipe, pipe2], ["data", "label"], reader_name="Reader")', "several pipelines"),
+    "policy variable": ('DALIGenericIterator([pipe], ["data", "label"], reader_name="Reader", last_batch_policy=policy)', "last_batch_policy"),
+    "other reader name": ('DALIGenericIterator([pipe], ["data", "label"], reader_name="Other")', "reader_name"),
+    "ragged iterator": ('DALIRaggedIterator([pipe], ["data", "label"], reader_name="Reader")', "DALIRaggedIterator"),
+}
+
+
+@pytest.mark.parametrize("key", sorted(MARKED))
+def test_iterators_left_with_a_marker(key):
+    call, words = MARKED[key]
+    source = (
+        "from nvidia.dali import fn, pipeline_def\n"
+        "from nvidia.dali.plugin.pytorch import DALIGenericIterator, DALIRaggedIterator, LastBatchPolicy\n\n\n"
+        "@pipeline_def(batch_size=4)\n"
+        "def pipe_fn(root):\n"
+        '    jpegs, labels = fn.readers.file(file_root=root, name="Reader")\n'
+        "    return jpegs, labels\n\n\n"
+        "def run(root, policy):\n"
+        "    pipe = pipe_fn(root)\n"
+        "    pipe2 = pipe_fn(root)\n"
+        f"    loader = {call}\n"
+        "    return loader\n"
+    )
+    result = convert_source(source)
+    assert result.output.count("def pipe_fn(root):") == 1 and "@pipeline_def" in result.output
+    assert any(words in m.reason for m in result.markers), [m.reason for m in result.markers]
