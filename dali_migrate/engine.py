@@ -113,6 +113,7 @@ class _Converter:
         self.converted: dict = {}
         self.left = 0
         self.rewrites = 0
+        self.imports: dict = {}  # modules converted pipelines need imported (ordered)
         self.helpers: dict = {}  # key -> module-level source the converted code needs (call-site rules)
         self.converted_statements: set = set()  # ids of statements whose DALI use was converted
 
@@ -198,6 +199,9 @@ class _Converter:
         new_module = self.module.visit(_Apply(self, site_rewrites, drops))
         if self.converted:
             new_module = _fix_imports(self.original, new_module, self.names, self.ndd, self.config.ndd_module)
+            for module_name in self.imports:
+                if not _imports_module(new_module, module_name):
+                    new_module = _add_import(new_module, f"import {module_name}", before_dali=not module_name.startswith("nvidia"))
             for text in self.helpers.values():
                 new_module = _add_definition(new_module, text)
             if self._new_numpy and self._new_numpy in _names_outside_imports(new_module):
@@ -218,7 +222,8 @@ class _Converter:
                 info.blockers.append("pipeline defined as a method: convert by hand")
             # New names (reader, rng, ctx) need only avoid the module's names, not other pipelines' new ones.
             ctx = PipelineContext(
-                names=self.names, catalog=self.catalog, ndd=self.ndd, taken=set(self.taken), setup_names=info.setup_names
+                names=self.names, catalog=self.catalog, ndd=self.ndd, taken=set(self.taken), setup_names=info.setup_names,
+                module=self.module,
             )
             ctx.batch_size, ctx.seed = info.setting("batch_size"), info.setting("seed")
             self._op_rule_blockers(info, ctx)
@@ -261,6 +266,8 @@ class _Converter:
             reader_call = statements[info.reader_index].body[0].value
         self.rewrites += rewriter.count + 1
         new_func = pipeline_rule.build(info, ctx, statements, returned, reader_call)
+        for module_name in ctx.imports:
+            self.imports.setdefault(module_name, None)
         return info, reader_call, new_func
 
 
@@ -392,6 +399,13 @@ def _fix_imports(old: cst.Module, new: cst.Module, names, ndd: str, ndd_module: 
     if need_ndd:
         fixed = _add_import(fixed, f"import {ndd_module} as {ndd}")
     return fixed
+
+
+def _imports_module(module: cst.Module, name: str) -> bool:
+    for stmt in m.findall(module, m.Import()):
+        if any(code(a.name) == name and a.asname is None for a in stmt.names):
+            return True
+    return False
 
 
 def _add_definition(module: cst.Module, text: str) -> cst.Module:

@@ -69,7 +69,7 @@ def decode_source(raw: bytes) -> tuple[str, str, bytes]:
     if b"\0" in raw:
         raise FileProblem("binary file")
     try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(_cr_as_lf(raw)).readline)
     except SyntaxError as e:
         if "invalid or missing" in e.msg:
             # Undecodable bytes in the first two lines: give the precise "byte 0x.. at offset .."
@@ -83,6 +83,15 @@ def decode_source(raw: bytes) -> tuple[str, str, bytes]:
     if encoding == "utf-8-sig":
         bom, encoding = codecs.BOM_UTF8, "utf-8"
     return _decode(raw[len(bom):], encoding, len(bom)), encoding, bom
+
+
+def _cr_as_lf(raw: bytes) -> bytes:
+    """tokenize.detect_encoding splits lines at b"\\n" only; Python itself also ends lines at a
+    lone b"\\r", so a coding cookie in a CR-only file must be found the same way (same length,
+    so offsets are unchanged; used for the detection only)."""
+    if b"\r" in raw and b"\n" not in raw:
+        return raw.replace(b"\r", b"\n")
+    return raw
 
 
 def _decode(body: bytes, encoding: str, offset_base: int) -> str:

@@ -183,6 +183,13 @@ class _BodyScan(cst.CSTVisitor):
             self.uses_gpu = True
         if op_path is None:
             q = self.names.qualify(node.func)
+            if q in ("nvidia.dali.types.Constant", "nvidia.dali.types.ScalarConstant"):
+                # ndd operators reject a ScalarConstant (TypeError at run time): not a plain value there.
+                self._block(
+                    "types.Constant(...) has no dynamic-mode counterpart (ndd rejects ScalarConstant): write the value as "
+                    "a Python/numpy scalar or ndd.tensor(value, dtype=...) by hand, checking the result's dtype"
+                )
+                return
             # types.* and tfrecord.* (reader feature descriptions) are plain values ndd takes as they are.
             if q is not None and q.startswith("nvidia.") and not q.startswith((MATH + ".", "nvidia.dali.types.", "nvidia.dali.tfrecord.")):
                 self._block(f"{dotted(node.func)}(...) is not converted automatically: convert this pipeline by hand")
@@ -317,6 +324,11 @@ def analyze(func: cst.FunctionDef, dec: cst.Decorator, names: DaliNames, catalog
     info.has_random = any(op.is_random for _, op in scan.calls)
 
     readers = [(call, op) for call, op in scan.calls if op.is_reader]
+    sources = [call for call, op in scan.calls if op.fn_name == "external_source"]
+    if sources and readers:
+        info.blockers.append("fn.external_source next to a reader: the converted loop follows one of them; convert by hand")
+    if len(sources) > 1:
+        info.blockers.append("several fn.external_source: convert by hand (zip their sources in the loop)")
     if len(readers) > 1:
         info.blockers.append(
             "the pipeline has several readers: their epochs end at different times, so one loop cannot keep their order; convert by hand"

@@ -24,6 +24,23 @@ class PipelineContext:
     #: statements to run once before the loop, made by rules (e.g. an RNG for an explicit seed)
     hoisted: list = dataclasses.field(default_factory=list)
     rng_name: str = ""  # set on first use, see :meth:`rng`
+    #: the whole module (rules that look at definitions a pipeline uses, e.g. an external source's class)
+    module: object = None
+    #: (iterable expression, name): the loop draws one batch per iteration from it instead of
+    #: ``while True`` (an external source drives the pipeline)
+    source_loop: object = None
+    #: modules the converted code needs imported (``import X``)
+    imports: list = dataclasses.field(default_factory=list)
+
+    def need_import(self, module: str) -> str:
+        if module not in self.imports:
+            self.imports.append(module)
+        return module
+
+    def types_module(self) -> str:
+        """How converted code names ``nvidia.dali.types``: the file's own name, else imported on use."""
+        local = self.names.local_names_for("nvidia.dali.types")
+        return local[0] if local else self.need_import("nvidia.dali.types")
 
     def ndd_attr(self, path: str) -> cst.BaseExpression:
         return attr_chain(f"{self.ndd}.{path}")

@@ -9,6 +9,12 @@ how it differs from native ndd, pipeline-compatible seeding and the `install()` 
 from ._types import *  # noqa: F401,F403
 from ._device import Device, device  # noqa: F401
 from ._eval import EvalContext, EvalMode, get_num_threads, set_num_threads  # noqa: F401
+from ._stream import (  # noqa: F401
+    Stream, stream, get_current_stream, set_current_stream, get_default_stream,
+    set_default_stream,
+)
+from ._thread_pool import ThreadPool  # noqa: F401
+from ._typing import DeviceLike, DTypeLike  # noqa: F401
 from ._tensor import Tensor, tensor, as_tensor  # noqa: F401
 from ._batch import Batch, batch, as_batch  # noqa: F401
 from . import random  # noqa: F401
@@ -21,3 +27,8 @@ from ._install import install, uninstall, installed, install_from_env, installed
 from . import _generate
 
 _ops_built = _generate.build(__import__(__name__, fromlist=["_"]))
+
+from . import checkpoint  # noqa: E402,F401
+from . import capture  # noqa: E402,F401
+from ._imread import imread  # noqa: E402,F401
+from ._external_source import ExternalSource  # noqa: E402,F401

@@ -245,6 +245,12 @@ def default_stream(device_id):
     return s
 
 
+def stream_for_device(device_id):
+    """The stream a GPU operator runs on when the context's stream is for another device (or
+    there is none). `_stream` replaces this with its resolution (current / default / lazy)."""
+    return default_stream(device_id)
+
+
 class Operator:
     """One backend operator instance. Stateful ops (readers, seeded random ops) keep their state
     in here between calls, so one instance must serve one call site."""
@@ -277,10 +283,18 @@ class Operator:
         TensorLists (one per output)."""
         if self._impl is not None:
             return self._impl.run(inputs, arg_inputs, batch_size)
+        if stream is not None:
+            # a runtime `Stream` wrapper: hand the backend DALI's own stream object where it has
+            # one; a GPU operator never runs on another device's stream.
+            stream_dev = getattr(stream, "device_id", None)
+            if self._gpu_id is not None and stream_dev is not None and stream_dev != self._gpu_id:
+                stream = None
+            else:
+                stream = getattr(stream, "_backend_obj", stream)
         if self._gpu_id is not None:
             # A GPU operator's workspace needs a stream: it is what gives it its device.
             if stream is None:
-                stream = default_stream(self._gpu_id)
+                stream = stream_for_device(self._gpu_id)
             with device_guard(self._gpu_id):
                 return self._run(pool, inputs, arg_inputs, batch_size, stream)
         ws = _b._Workspace(pool.facade, stream)  # (CPU: inline, no extra call)
@@ -304,6 +318,20 @@ class Operator:
         if self._impl is not None:
             return self._impl.reader_meta()
         return self._op.GetReaderMeta()
+
+    def save_checkpoint(self, stream=None):
+        """The operator's checkpoint (bytes), for a reader built with `checkpointing=True`."""
+        if self._impl is not None or not hasattr(self._op, "SaveCheckpoint"):
+            raise NotImplementedError("reader checkpointing needs the backend's direct operator "
+                                      "path (`_Operator.SaveCheckpoint`), not available here")
+        return self._op.SaveCheckpoint(getattr(stream, "_backend_obj", stream))
+
+    def restore_checkpoint(self, data):
+        """Restore a checkpoint from `save_checkpoint` (before the operator first runs)."""
+        if self._impl is not None or not hasattr(self._op, "RestoreCheckpoint"):
+            raise NotImplementedError("reader checkpointing needs the backend's direct operator "
+                                      "path (`_Operator.RestoreCheckpoint`), not available here")
+        self._op.RestoreCheckpoint(data)
 
 
 class _PipelineOperator:
@@ -433,3 +461,12 @@ def split_outer(tensor, layout=None):
         inner = layout if layout is not None else (tensor.layout()[1:] or "")
         return TensorListCPU(np.ascontiguousarray(arr), inner)
     raise NotImplementedError("splitting a GPU tensor into a batch")
+
+
+def external_source_callback(source, cycle):
+    """(callback with no arguments, takes_inputs) for an external source's `source`/`cycle`,
+    with pipeline mode's own rules and messages (DALI's `get_callback_from_source`)."""
+    from nvidia.dali._utils.external_source_impl import get_callback_from_source
+
+    callback, desc = get_callback_from_source(source, cycle)
+    return callback, bool(getattr(desc, "has_inputs", False))

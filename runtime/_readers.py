@@ -13,6 +13,7 @@ Like native 2.4, starting a new `next_epoch` before the previous iterator is exh
 an error: the new iterator continues from the reader's current position.
 """
 
+import base64
 import math
 import sys
 
@@ -26,6 +27,31 @@ def _shard_size(padded_size, shard_id, num_shards):
     beg = math.floor(shard_id * padded_size / num_shards)
     end = math.floor((shard_id + 1) * padded_size / num_shards)
     return end - beg
+
+
+class ReaderState:
+    """A reader's serialized checkpoint (base64 of the backend's `SaveCheckpoint`, as native
+    ndd's, so states move between the runtime and native ndd of the same DALI release)."""
+
+    def __init__(self, op, serialized):
+        self._op = op
+        self._serialized = serialized
+
+    def __str__(self):
+        return self._serialized
+
+    def __repr__(self):
+        return f"ReaderState({self._serialized!r})"
+
+    def __eq__(self, other):
+        if isinstance(other, ReaderState):
+            return self._serialized == other._serialized
+        if isinstance(other, str):
+            return self._serialized == other
+        return NotImplemented
+
+    def __hash__(self):
+        return hash(self._serialized)
 
 
 class Reader:
@@ -50,6 +76,8 @@ class Reader:
         self._stick_to_shard = bool(stick_to_shard)
         static = {k: _ops._decay(v) for k, v in kwargs.items() if v is not None}
         static.update(shard_id=shard_id, num_shards=num_shards, stick_to_shard=stick_to_shard)
+        self._checkpointing_enabled = bool(enable_checkpointing)
+        self._pending_state = None
         if enable_checkpointing:
             static["checkpointing"] = True
         session = _seeds.current()
@@ -76,6 +104,52 @@ class Reader:
                                     ctx.num_threads,
                                     None if backend == "cpu" else _ops.Device(self._device)
                                     .device_id)
+            if self._pending_state is not None:
+                state, self._pending_state = self._pending_state, None
+                self._op.restore_checkpoint(state)
+
+    # --- checkpointing (native ndd 2.4's Reader.get_state / set_state) -----------------------
+    def _enable_checkpointing(self):
+        if self._checkpointing_enabled:
+            return
+        if self._op is not None:
+            raise RuntimeError(
+                f"The operator '{self._schema_name}' was initialized with checkpointing disabled. "
+                f"Pass `enable_checkpointing=True` to the reader's constructor.")
+        self._static["checkpointing"] = self._checkpointing_enabled = True
+
+    def get_state(self, *, cuda_stream=None):
+        """The reader's position (a `ReaderState`; `str()` of it is what `set_state` takes)."""
+        if self._op is None:
+            raise RuntimeError("Cannot get the reader's state before its first iteration. "
+                               "Call `next_epoch` once before calling `get_state`.")
+        if not self._checkpointing_enabled:
+            raise RuntimeError(
+                f"The reader '{self._schema_name}' was initialized with checkpointing disabled. "
+                f"Pass `enable_checkpointing=True` to the reader's constructor.")
+        raw = self._op.save_checkpoint(cuda_stream)
+        return ReaderState(self, base64.b64encode(raw).decode("ascii"))
+
+    def set_state(self, state):
+        """Resume from a state of `get_state` (or its `str`); only before the first iteration.
+        The next `next_epoch` then runs one epoch's worth of samples from that position."""
+        if isinstance(state, ReaderState):
+            serialized = state._serialized
+        elif isinstance(state, str):
+            serialized = state
+        elif isinstance(state, bytes):
+            serialized = state.decode("ascii")
+        else:
+            raise TypeError(f"state must be a ReaderState, str or bytes, got "
+                            f"{type(state).__name__}.")
+        if self._op is not None:
+            raise RuntimeError(
+                "Cannot set the reader's state after iteration has begun. Call `set_state` on a "
+                "freshly constructed reader, before any call to `next_epoch`, `samples`, "
+                "`batches` or `__call__`.")
+        raw = base64.b64decode(serialized)
+        self._enable_checkpointing()
+        self._pending_state = raw
 
     def get_metadata(self, batch_size=None):
         self._init_backend(batch_size or self._batch_size or 1)
@@ -92,10 +166,16 @@ class Reader:
     def next_epoch(self, batch_size=None, ctx=None, capture=False):
         """Iterator over one epoch (of this reader's shard): tuples of Batches if a batch size
         is given (here or at construction), else tuples of Tensors."""
-        if capture:
-            raise NotImplementedError("capture=True is not supported by the dali_migrate runtime;"
-                                      " the runtime is already cheaper per call than eager ndd")
         batch_size = batch_size if batch_size is not None else self._batch_size
+        if capture:
+            # Native capture mode traces the loop body and runs it as a pipeline; the runtime
+            # runs it eagerly (same items; it is already cheaper per call than eager ndd). The
+            # checks are native's.
+            if self._checkpointing_enabled:
+                raise NotImplementedError(
+                    "Checkpointing is currently not supported in capture mode.")
+            if batch_size is None:
+                raise ValueError("capture=True requires a non-None batch_size.")
         api = "samples" if batch_size is None else "batches"
         if self._api_type is not None and self._api_type != api:
             raise RuntimeError(

@@ -44,13 +44,17 @@ EXAMPLES = {
     "batch-select": ("call_sites_tensorlist", "images.at(0)", "images.select(0)"),
     "batch-shape": ("call_sites_tensorlist", "images.shape()", "shapes = images.shape\n"),
     "pipe-epoch-size": ("file_list_reader", 'pipe.epoch_size("Reader")', '.get_metadata()["epoch_size_padded"]'),
-    "not-yet-converted": ("dali_generic_iterator", "DALIGenericIterator(", "[not-yet-converted] framework iterator"),
+    "not-yet-converted": ("tf_dataset_marker", "dali_tf.DALIDataset(", "[not-yet-converted] TensorFlow DALIDataset"),
+    "external-source": ("external_source_callables", "fn.external_source(source=per_sample, batch=False",
+                        "types.SampleInfo(i * batch_size + j, j, i, 0)"),
+    "torch-iterator": ("dali_generic_iterator", "DALIGenericIterator(", "loader = DaliTorchIterator("),
 }
 
 KINDS = {
     "PipelineRule": "pipeline",
     "OpCallRule": "operator call",
     "CallSiteRule": "call site",
+    "IteratorRule": "call site",
     "DetectorRule": "detector (adds markers, rewrites nothing)",
 }
 

@@ -14,7 +14,7 @@ from dali_migrate.rules.base import OpCallRule
 
 
 def needs_batch_size(call: cst.Call, op) -> bool:
-    if op.is_reader or kwarg(call, "batch_size") is not None:
+    if op.is_reader or op.fn_name == "external_source" or kwarg(call, "batch_size") is not None:
         return False
     return op.is_random or not positional(call)
 

@@ -16,6 +16,31 @@ _ITERATOR_HINT = (
     "framework iterator over a pipeline: not converted yet; iterate the converted generator and use "
     "batch.torch() (PyTorch) or DLPack instead"
 )
+# What to do per framework plugin (the PyTorch iterators over one pipeline are converted by the
+# torch-iterator rule; what is left here is what that rule could not convert).
+_FRAMEWORK_HINTS = {
+    "pytorch": "PyTorch iterator not converted (see the call-site marker): iterate the converted generator, "
+               "outputs via batch.torch(), and keep the iterator's epoch length and last-batch policy by hand",
+    "tf": "TensorFlow DALIDataset needs pipeline mode: keep this pipeline, or feed tf.data from the converted "
+          "generator (tf.data.Dataset.from_generator over batch.cpu() / np.asarray(ndd.as_tensor(batch)) or DLPack)",
+    "jax": "JAX iterator: iterate the converted generator and convert outputs with jax.dlpack.from_dlpack(ndd.as_tensor(batch)); "
+           "keep the iterator's epoch length / last-batch policy and sharding by hand",
+    "mxnet": "MXNet iterator: iterate the converted generator and convert outputs via DLPack "
+             "(mx.nd.from_dlpack(ndd.as_tensor(batch))); keep the epoch length / last-batch policy by hand",
+    "paddle": "Paddle iterator: iterate the converted generator and convert outputs via DLPack "
+              "(paddle.utils.dlpack.from_dlpack(ndd.as_tensor(batch))); keep the epoch length / last-batch policy by hand",
+}
+
+
+def _framework_hint(q: str):
+    """The hint for a plugin class or function that wraps pipelines, or None."""
+    if not q.startswith("nvidia.dali.plugin."):
+        return None
+    parts = q.split(".")
+    framework, last = parts[3] if len(parts) > 4 else "", parts[-1]
+    if not (last.endswith("Iterator") or last.endswith("Dataset") or last in ("data_iterator", "peekable_data_iterator")):
+        return None
+    return _FRAMEWORK_HINTS.get(framework, _ITERATOR_HINT)
 
 
 def _find(module: cst.Module, names, parents, converted: set) -> list:
@@ -51,8 +76,8 @@ def _find(module: cst.Module, names, parents, converted: set) -> list:
             mark(call, "Pipeline(...) built by hand (with pipe: / set_outputs): not converted yet; rewrite as a loop over ndd calls by hand")
         elif q.startswith(OPS + "."):
             mark(call, f"legacy operator {q[len('nvidia.dali.'):]}: not converted yet; use the ndd function of the same operator")
-        elif q.startswith("nvidia.dali.plugin.") and q.rsplit(".", 1)[-1].endswith("Iterator"):
-            mark(call, _ITERATOR_HINT)
+        elif _framework_hint(q) is not None:
+            mark(call, _framework_hint(q))
         elif q.endswith(".serialize") or q.endswith("autoserialize"):
             mark(call, "serialized pipelines (e.g. for Triton) need pipeline mode: keep this pipeline as it is")
     from dali_migrate.pipeline_analysis import helpers_with_ops

@@ -9,14 +9,13 @@ from dali_migrate.rules.base import OpCallRule
 _NO_COUNTERPART = {
     "python_function": "fn.python_function has no dynamic-mode counterpart: call the Python function on the batch's samples (e.g. via .torch() or numpy) in the loop",
     "dl_tensor_python_function": "fn.dl_tensor_python_function has no dynamic-mode counterpart: call the function on DLPack/torch views of the batch in the loop",
-    "external_source": "fn.external_source: feed the data with ndd.as_batch(...) inside the loop instead (not converted automatically yet)",
     "constant": "fn.constant has no dynamic-mode counterpart: build the value with ndd.tensor/ndd.as_batch or numpy",
     "shapes": "fn.shapes has no dynamic-mode counterpart: use the batch's .shape",
 }
 
 
 def _blocker(call, op, ctx):
-    if op.ndd_name is not None:
+    if op.ndd_name is not None or op.fn_name == "external_source":  # external_source: rules/external_source.py
         return None
     key = op.deprecated_alias_of or op.fn_name
     return _NO_COUNTERPART.get(
@@ -25,6 +24,8 @@ def _blocker(call, op, ctx):
 
 
 def _rewrite(call, op, ctx):
+    if op.ndd_name is None:
+        return call
     return call.with_changes(func=ctx.ndd_attr(op.ndd_name))
 
 

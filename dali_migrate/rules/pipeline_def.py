@@ -149,6 +149,10 @@ def build(info: PipelineInfo, ctx, statements: list, returned: cst.BaseExpressio
             body=cst.IndentedBlock(body=per_iteration),
         )
         forever = cst.While(test=cst.Name("True"), body=cst.IndentedBlock(body=[loop]))
+    elif getattr(ctx, "source_loop", None) is not None:
+        # An external source drives the pipeline: one batch per item; when it ends, so does the generator.
+        expr, data = ctx.source_loop
+        forever = cst.For(target=cst.Name(data), iter=expr, body=cst.IndentedBlock(body=per_iteration))
     else:
         forever = cst.While(test=cst.Name("True"), body=cst.IndentedBlock(body=per_iteration))
 

@@ -112,6 +112,8 @@ def _plan(call: cst.Call, site):
     bound = _args(call, kind)
     if isinstance(bound, str):
         return bound
+    if any(op.fn_name == "external_source" for _, op in site.pipeline.op_calls):
+        return f"{_short(kind)} over a pipeline with fn.external_source: at the source's end the original restarts it on reset(), the converted generator ends; convert by hand"
     pipes = bound.get("pipelines")
     if isinstance(pipes, (cst.List, cst.Tuple)) and len(pipes.elements) != 1:
         return f"{_short(kind)} over several pipelines (one per GPU): convert by hand, one converted generator per GPU"
@@ -136,7 +138,7 @@ def _plan(call: cst.Call, site):
             reader = reader_expression(site)
         except CannotConvert as e:
             return f"{_short(kind)}(reader_name=...): {e}; convert by hand"
-        new.append(("reader_meta", cst.Call(func=cst.Attribute(value=reader, attr=cst.Name("get_metadata")))))
+        new.append(("reader_meta", cst.Call(func=cst.Attribute(value=_one_line(reader), attr=cst.Name("get_metadata")))))
     for key in ("size", "auto_reset", "last_batch_padded"):
         if key in bound:
             new.append((key, bound[key]))
@@ -160,6 +162,16 @@ def _plan(call: cst.Call, site):
     else:
         output_map = cst.List([cst.Element(cst.SimpleString('"data"')), cst.Element(cst.SimpleString('"label"'))])
     return new, output_map
+
+
+def _one_line(call: cst.Call) -> cst.Call:
+    """The reader call on one line: it now sits inside another call's arguments."""
+    args = list(call.args)
+    space = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    args = [a.with_changes(comma=space, whitespace_after_arg=cst.SimpleWhitespace("")) for a in args[:-1]] + [
+        a.with_changes(comma=cst.MaybeSentinel.DEFAULT, whitespace_after_arg=cst.SimpleWhitespace("")) for a in args[-1:]
+    ]
+    return call.with_changes(args=args, whitespace_before_args=cst.SimpleWhitespace(""))
 
 
 def blocker(call, site):

@@ -1,5 +1,7 @@
 import numpy as np
-from nvidia.dali import fn, pipeline_def, types
+import itertools
+from nvidia.dali import types
+import nvidia.dali.experimental.dynamic as ndd
 
 
 class Source:
@@ -10,13 +12,15 @@ class Source:
         return [np.full((4, 4, 3), info.iteration, dtype=np.uint8) for _ in range(self.batch_size)]
 
 
-# dali-migrate: [pipeline-def] pipeline not converted: fn.external_source: feed the data with ndd.as_batch(...) inside the loop instead (not converted automatically yet)
-@pipeline_def(batch_size=4, num_threads=1)
-def es_pipe():
-    images = fn.external_source(source=Source(4), batch=True, layout="HWC", dtype=types.UINT8)
-    return fn.flip(images, horizontal=1)
+def es_pipe(*, batch_size=4, num_threads=1, device_id=None, seed=None):
+    ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
+    source_2 = Source(4)
+    for source_data in map(source_2, itertools.count()):
+        with ctx:
+            images = ndd.as_batch(source_data, layout="HWC", dtype=types.UINT8)
+            outputs = (ndd.flip(images, horizontal=1),)
+        yield outputs
 
 
 pipe = es_pipe()
-pipe.build()
-(out,) = pipe.run()
+(out,) = next(pipe)

@@ -349,3 +349,17 @@ def test_broken_output_through_runner_directly(tmp_path):
     assert res.status.value == "error" and not res.written
     assert "does not parse" in res.error
     assert p.read_text() == PIPE
+
+
+def test_cr_only_latin1_file_with_a_coding_cookie(tmp_path):
+    """Found by test_dali_free_files_byte_identical_through_the_runner: a CR-only (old Mac) file
+    with a latin-1 cookie was rejected as 'not valid UTF-8' (tokenize.detect_encoding only splits
+    at LF); Python itself runs it."""
+    p = tmp_path / "m.py"
+    raw = ("# -*- coding: latin-1 -*-\r# \xe9\r" + PIPE.replace("\n", "\r")).encode("latin-1")
+    p.write_bytes(raw)
+    r = _convert(p)
+    assert r.exit_code == 1, r.output
+    out = p.read_bytes()
+    assert out.startswith(b"# -*- coding: latin-1 -*-\r# \xe9\r") and b"\n" not in out
+    assert "ndd." in out.decode("latin-1")

@@ -27,9 +27,18 @@ def test_epoch_size_substitutes_call_arguments():
 
 
 def test_pipeline_passed_to_iterator_is_left_with_markers():
-    out = convert(PIPE + "from nvidia.dali.plugin.pytorch import DALIGenericIterator\npipe = p('d')\nit = DALIGenericIterator(pipe, ['a', 'b'])\n")
+    # PyTorch iterators over one pipeline convert (tests/test_torch_iterator.py); MXNet's do not.
+    out = convert(PIPE + "from nvidia.dali.plugin.mxnet import DALIGenericIterator\npipe = p('d')\nit = DALIGenericIterator(pipe, ['a', 'b'])\n")
     assert "@pipeline_def" in out
-    assert "# dali-migrate: [call-site] the pipeline object `pipe` is used here" in out
+    assert "# dali-migrate: [call-site] the pipeline `pipe` is given to DALIGenericIterator, which dali-migrate does not convert" in out
+    assert "MXNet iterator: iterate the converted generator" in out
+
+
+def test_pipeline_passed_to_torch_iterator_converts():
+    out = convert(PIPE + "from nvidia.dali.plugin.pytorch import DALIGenericIterator\npipe = p('d')\nit = DALIGenericIterator(pipe, ['a', 'b'])\n")
+    assert "@pipeline_def" not in out and "# dali-migrate" not in out
+    assert "it = DaliTorchIterator(pipe, ['a', 'b'], batch_size=4)" in out
+    assert "class DaliTorchIterator:" in out
 
 
 def test_unknown_method_blocks():

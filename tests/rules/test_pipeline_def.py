@@ -51,3 +51,19 @@ def test_pipeline_module_imports_fixed_and_second_run_is_identity():
 def test_parameter_named_like_a_setting_blocks():
     out = convert("@pipeline_def\ndef p(seed):\n    return fn.random.uniform(seed=seed)\n")
     assert "clash with the pipeline settings" in out
+
+
+def test_types_constant_blocks_the_pipeline():
+    # ndd operators reject types.ScalarConstant at run time: the pipeline must not convert silently.
+    from dali_migrate.engine import convert_source
+
+    src = (
+        "from nvidia.dali import fn, pipeline_def, types\n\n\n"
+        "@pipeline_def(batch_size=2)\n"
+        "def p(root):\n"
+        "    jpegs, labels = fn.readers.file(file_root=root)\n"
+        "    return labels * types.Constant(2, dtype=types.INT32)\n"
+    )
+    out = convert_source(src)
+    assert "@pipeline_def" in out.output
+    assert any("types.Constant" in m.reason for m in out.markers)

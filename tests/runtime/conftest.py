@@ -53,3 +53,9 @@ def requires_native_ndd(f):
     """Skip a test that compares against native ndd where native ndd cannot run."""
     problem = native_ndd_problem()
     return pytest.mark.skipif(problem is not None, reason=problem or "")(f)
+
+
+@pytest.fixture(autouse=True)
+def _run_in_tmp_dir(tmp_path, monkeypatch):
+    """Operators such as dump_image write files into the working directory: keep them out of the repo."""
+    monkeypatch.chdir(tmp_path)

@@ -1,0 +1,75 @@
+# golden-verify: pipe=sample_pipe iterations=4
+# golden-verify: pipe=batch_info_pipe iterations=3
+# golden-verify: pipe=iterable_pipe iterations=3
+# golden-verify: pipe=generator_pipe iterations=3
+import numpy as np
+import itertools
+from nvidia.dali import types
+import nvidia.dali.experimental.dynamic as ndd
+
+
+def per_sample(info):
+    value = info.idx_in_epoch * 100 + info.idx_in_batch * 10 + info.iteration + info.epoch_idx
+    return np.full((2, 3), value, dtype=np.int32)
+
+
+class Batches:
+    def __init__(self, batch_size):
+        self.batch_size = batch_size
+
+    def __call__(self, info):
+        return [np.full((3,), info.iteration * 10 + info.epoch_idx + i, dtype=np.float32) for i in range(self.batch_size)]
+
+
+class Frames:
+    def __init__(self, n):
+        self.frames = [np.arange(12, dtype=np.uint8).reshape(2, 2, 3) + k for k in range(n)]
+
+    def __iter__(self):
+        for k in range(0, len(self.frames), 2):
+            yield self.frames[k : k + 2]
+
+
+def counting():
+    for k in range(5):
+        yield [np.array([k, k + 1], dtype=np.int16), np.array([k * 2, 7], dtype=np.int16)]
+
+
+def sample_pipe(*, batch_size=3, num_threads=1, device_id=None, seed=None):
+    ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
+    source_2 = per_sample
+    for source_data in map(lambda i: [source_2(types.SampleInfo(i * batch_size + j, j, i, 0)) for j in range(batch_size)], itertools.count()):
+        with ctx:
+            x = ndd.as_batch(source_data, layout="HW")
+            outputs = (x + 1,)
+        yield outputs
+
+
+def batch_info_pipe(*, batch_size=2, num_threads=1, device_id=None, seed=None):
+    ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
+    source_2 = Batches(2)
+    for source_data in map(lambda i: source_2(types.BatchInfo(i, 0)), itertools.count()):
+        with ctx:
+            x = ndd.as_batch(source_data, dtype=types.FLOAT)
+            outputs = (x * 2.0,)
+        yield outputs
+
+
+def iterable_pipe(*, batch_size=2, num_threads=1, device_id=None, seed=None):
+    ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
+    source_2 = Frames(8)
+    for source_data in iter(source_2):
+        with ctx:
+            frames = ndd.as_batch(source_data, layout="HWC")
+            outputs = (ndd.flip(frames, horizontal=1),)
+        yield outputs
+
+
+def generator_pipe(*, batch_size=2, num_threads=1, device_id=None, seed=None):
+    ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
+    source_2 = counting
+    for source_data in source_2():
+        with ctx:
+            x = ndd.as_batch(source_data)
+            outputs = (x,)
+        yield outputs
