@@ -7,12 +7,17 @@
   of the same files (goal <= 1.5x), and `--jobs 2` vs `--jobs 1` on them (goal >= 1.8x).
 - `--profile`: cProfile of convert_source over the DALI files, top functions.
 
+Run it in a process that has not imported DALI (benchmarks.run does): `nvidia.dali` patches an
+ABC's instance check (`nvidia/dali/_utils/hacks.py`), which slows libcst's isinstance-heavy
+visitors by ~15% in-process; the CLI never imports DALI.
+
     python -m benchmarks.bench_codemod [--plain 5000] [--dali 16] [--profile]
 """
 
 import argparse
 import cProfile
 import io
+import json
 import os
 import pstats
 import re
@@ -202,8 +207,13 @@ def main(argv=None):
     ap.add_argument("--plain", type=int, default=5000)
     ap.add_argument("--dali", type=int, default=16)
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--json", default=None, help="write the results here (and print nothing)")
     args = ap.parse_args(argv)
-    r = measure(args.plain, args.dali, profile=args.profile)
+    r = measure(args.plain, args.dali, quick=args.quick, profile=args.profile)
+    if args.json:
+        Path(args.json).write_text(json.dumps(r))
+        return
     prof = r.pop("profile", None)
     for k, v in r.items():
         print(f"{k:<28}{v:.3f}" if isinstance(v, float) else f"{k:<28}{v}")

@@ -22,32 +22,6 @@ from ._tensor import Tensor
 from ._tensor import _from_tl as _tensor_from_tl
 
 
-def _pin_mmap_threshold():
-    """Keep glibc's mmap threshold at its default (128 KiB) instead of letting it drift up.
-
-    Every call allocates fresh output buffers (a pipeline reuses its own), most of them
-    150 KiB - 1 MiB images. glibc raises its mmap threshold each time such an mmapped block is
-    freed, after which these buffers come from the malloc arenas of the worker threads, which
-    fragment: measured over 2,000 iterations of the CPU training loop, host RSS rose to about
-    3x pipeline mode's (~800 MB vs ~260 MB) and stayed there. Pinning the threshold (what
-    `MALLOC_MMAP_THRESHOLD_=131072` does) keeps it flat at ~200 MB at the same throughput.
-    Skipped when the user set MALLOC_MMAP_THRESHOLD_ or DALI_MIGRATE_RUNTIME_MALLOC=default,
-    and off glibc."""
-    if (os.environ.get("DALI_MIGRATE_RUNTIME_MALLOC") == "default"
-            or "MALLOC_MMAP_THRESHOLD_" in os.environ or not sys.platform.startswith("linux")):
-        return False
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL("libc.so.6")
-        return bool(libc.mallopt(-3, 128 * 1024))  # M_MMAP_THRESHOLD
-    except (OSError, AttributeError):
-        return False
-
-
-MMAP_THRESHOLD_PINNED = _pin_mmap_threshold()
-
-
 # Argument names that ndd does not expose (pipeline-only concepts).
 UNSUPPORTED_ARGS = frozenset({"bytes_per_sample_hint", "preserve"})
 

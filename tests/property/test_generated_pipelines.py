@@ -19,7 +19,7 @@ import pytest
 pytest.importorskip("nvidia.dali")
 hypothesis = pytest.importorskip("hypothesis")
 
-from hypothesis import HealthCheck, given, seed, settings  # noqa: E402
+from hypothesis import HealthCheck, assume, given, seed, settings  # noqa: E402
 
 from _pipegen import OPS, pipelines  # noqa: E402
 from dali_migrate.catalog import load as load_catalog  # noqa: E402
@@ -66,9 +66,18 @@ def workdir():
         yield Path(d)
 
 
+def _known_codemod_bug(source: str, result) -> bool:
+    """test_single_resize_output_by_name (xfail): a lone returned name bound to fn.resize."""
+    if not any("is one output or several" in m.reason for m in result.markers):
+        return False
+    ret = source.rstrip().splitlines()[-1].split("return ", 1)[1].replace(".gpu()", "")
+    return "," not in ret and f"{ret} = fn.resize(" in source
+
+
 def check_generated(source: str, images: str, directory: Path, iterations: int = ITERATIONS):
     """Convert `source` and verify the conversion; raises AssertionError with both texts on failure."""
     result = convert_source(source, path="gen_pipe.py")
+    assume(not _known_codemod_bug(source, result))
     assert not result.markers, (
         "the codemod left markers on a fully convertible pipeline:\n"
         + "\n".join(f"line {m.line}: {m.reason}" for m in result.markers) + "\n" + source
@@ -124,3 +133,27 @@ def gen_pipe(root):
     "of the live one after it and the live one gets none: a false 'NOT equivalent'."))
 def test_dead_random_operator(images, workdir):
     check_generated(DEAD_RANDOM_OPERATOR, images, workdir)
+
+
+SINGLE_RESIZE_OUTPUT = '''\
+import nvidia.dali.fn as fn
+from nvidia.dali import pipeline_def
+
+
+@pipeline_def(batch_size=1, num_threads=2, device_id=0, seed=0)
+def gen_pipe(root):
+    jpegs, labels = fn.readers.file(file_root=root)
+    v1 = fn.decoders.image(jpegs)
+    v2 = fn.resize(v1, resize_x=6, resize_y=6)
+    return v2
+'''
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "codemod bug (pipeline_analysis.py / pipeline_def rule, not ours): a pipeline returning one "
+    "name bound to fn.resize (variable output count in the catalog: 2 with save_attrs=True) is "
+    "left with 'cannot tell whether `v2` is one output or several', although save_attrs is not "
+    "given; `return fn.resize(...)`, `return v2, labels` and `v3 = fn.flip(v2); return v3` all "
+    "convert."))
+def test_single_resize_output_by_name(images, workdir):
+    check_generated(SINGLE_RESIZE_OUTPUT, images, workdir)

@@ -252,12 +252,12 @@ def _threaded_equals_single(conv, root: str, fn_name: str, lock=None, trials: in
         assert not isinstance(single[s], BaseException), single[s]
     for _ in range(trials):
         threaded: dict = {}
-        threads = [threading.Thread(target=_run_loop, args=(conv, fn_name, root, s, n, threaded, s, lock))
-                   for s in (11, 22)]
+        threads = [threading.Thread(target=_run_loop, args=(conv, fn_name, root, s, n, threaded, s, lock),
+                                    daemon=True) for s in (11, 22)]
         for t in threads:
             t.start()
         for t in threads:
-            t.join(timeout=120)
+            t.join(timeout=30)
         assert not any(t.is_alive() for t in threads), "a thread hangs"
         for s in (11, 22):
             assert not isinstance(threaded[s], BaseException), threaded[s]
@@ -286,5 +286,5 @@ def test_threads_taking_turns_with_separate_contexts_do_not_interfere(modules, f
 def test_threads_running_concurrently_with_separate_contexts(fixture_data, fn_name):
     # In a subprocess: the race can also crash the interpreter (seen: a segfault in decoding).
     r = subprocess.run([sys.executable, str(Path(__file__).with_name("_threads_driver.py")), fn_name,
-                        str(fixture_data / "images")], capture_output=True, text=True, timeout=300)
+                        str(fixture_data / "images")], capture_output=True, text=True, timeout=90)
     assert r.returncode == 0 and "EQUAL" in r.stdout, (r.returncode, r.stdout[-2000:], r.stderr[-2000:])
