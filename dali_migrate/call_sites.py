@@ -17,7 +17,7 @@ import libcst.matchers as m
 
 from dali_migrate.cst_util import code
 from dali_migrate.parents import Parents
-from dali_migrate.pipeline_analysis import NOT_CONVERTED, PERF_ONLY, SETTINGS, PipelineInfo, _assigned_names
+from dali_migrate.pipeline_analysis import NOT_CONVERTED, PERF_ONLY, SETTINGS, PipelineInfo
 from dali_migrate.rules.base import CallSiteRule
 
 REMOVE = object()
@@ -63,33 +63,37 @@ def _rules_for(rules, receiver: str) -> dict:
     return table
 
 
-class _ScopeNodes(cst.CSTVisitor):
+class _ScopeNodes:
     """The nodes of one scope, not descending into nested functions, lambdas or classes."""
 
-    def __init__(self, scope):
+    def __init__(self, scope, parents: Parents):
         self.scope = scope
         self.nodes: list = []
         self.nested: list = []
-
-    def on_visit(self, node) -> bool:
-        if node is not self.scope and isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-            self.nested.append(node)
-            return False
-        self.nodes.append(node)
-        return True
-
-
-def _scope_nodes(scope) -> _ScopeNodes:
-    v = _ScopeNodes(scope)
-    if isinstance(scope, cst.FunctionDef):
-        # Parameters' defaults belong to the outer scope, the body to this one.
-        scope.body.visit(v)
-    else:
-        scope.visit(v)
-    return v
+        # A function's parameters (defaults) belong to the outer scope: start at its body.
+        root = scope.body if isinstance(scope, cst.FunctionDef) else scope
+        lo, hi = parents.span[id(root)]
+        pos = lo
+        order = parents.order
+        while pos < hi:
+            node = order[pos]
+            if node is not scope and isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                self.nested.append(node)
+                pos = parents.span[id(node)][1]
+                continue
+            self.nodes.append(node)
+            pos += 1
 
 
-def _binds(nested, name: str) -> bool:
+def _scope_nodes(scope, parents: Parents) -> _ScopeNodes:
+    cache = parents.__dict__.setdefault("_scope_nodes", {})
+    hit = cache.get(id(scope))
+    if hit is None:
+        hit = cache[id(scope)] = _ScopeNodes(scope, parents)
+    return hit
+
+
+def _binds(nested, name: str, parents: Parents) -> bool:
     """Does a nested function/lambda/class make ``name`` a local of its own?"""
     if isinstance(nested, (cst.FunctionDef, cst.Lambda)):
         params = nested.params
@@ -98,16 +102,26 @@ def _binds(nested, name: str) -> bool:
         if any(p.name.value == name for p in every):
             return True
     body = nested.body
-    declared = {n.name.value for g in m.findall(body, m.Global() | m.Nonlocal()) for n in g.names}
-    return name in _assigned_names(body) and name not in declared
+    declared = {n.name.value for g in parents.find((cst.Global, cst.Nonlocal), within=body) for n in g.names}
+    return name in _bound_in(body, parents) and name not in declared
 
 
-def _free_in_nested(nodes: _ScopeNodes, names: set) -> list:
+def _bound_in(node, parents: Parents) -> set:
+    """Names bound anywhere in ``node``'s subtree (assignment, for, with-as, walrus targets)."""
+    found = set()
+    for t in parents.find((cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.AsName, cst.NamedExpr), within=node):
+        target = t.name if isinstance(t, cst.AsName) else t.target
+        if not isinstance(target, (cst.Attribute, cst.Subscript)):
+            found |= {n.value for n in parents.find(cst.Name, within=target)}
+    return found
+
+
+def _free_in_nested(nodes: _ScopeNodes, names: set, parents: Parents) -> list:
     """Nested scopes that read one of ``names`` from this scope (closures, global readers)."""
     found = []
     for nested in nodes.nested:
-        used = {n.value for n in m.findall(nested, m.Name())} & names
-        if any(not _binds(nested, n) for n in used):
+        used = {n.value for n in parents.find(cst.Name, within=nested)} & names
+        if any(not _binds(nested, n, parents) for n in used):
             found.append(nested)
     return found
 
@@ -185,7 +199,7 @@ def _track_names(nodes: list, state: _State, parents: Parents) -> list:
             continue
         targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
         for target in targets:
-            if {n.value for n in m.findall(target, m.Name())} & tracked:
+            if {n.value for n in parents.find(cst.Name, within=target)} & tracked:
                 conflicts.append(node)
     return conflicts
 
@@ -198,7 +212,7 @@ def plan(module, parents: Parents, pipelines: dict, rules, ndd: str, numpy: Opti
     batch_rules = _rules_for(rules, "batch")
     pipe_vars: dict = {}  # id(scope) -> names of variables holding a converted pipeline
     for name in pipelines:
-        for ref in m.findall(module, m.Name(name)):
+        for ref in parents.names(name):
             call = parents.of(ref)
             assign = parents.of(call) if isinstance(call, cst.Call) else None
             if isinstance(assign, cst.Assign) and len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name):
@@ -212,7 +226,7 @@ def plan(module, parents: Parents, pipelines: dict, rules, ndd: str, numpy: Opti
         # `def make(): pipe = p(...); pipe.build(); return pipe`), whose callers hold it too.
         follow = [name]
         for callee in follow:
-            for ref in m.findall(module, m.Name(callee)):
+            for ref in list(parents.names(callee)):
                 parent = parents.of(ref)
                 if isinstance(parent, cst.FunctionDef) and parent.name is ref:
                     continue
@@ -284,12 +298,16 @@ def _plan_construction(call: cst.Call, info: PipelineInfo, p: Plan, stmt) -> Non
 
 
 def _plan_uses(scope, var, assign, parents, site, pipe_rules, batch_rules, p: Plan, others=frozenset()) -> None:
-    own = _scope_nodes(scope)
+    own = _scope_nodes(scope, parents)
+
+    def binds_var(target) -> bool:
+        return any(n.value == var for n in parents.find(cst.Name, within=target))
+
     bindings = [
         n
         for n in own.nodes
-        if (isinstance(n, cst.AssignTarget) and m.findall(n.target, m.Name(var)))
-        or (isinstance(n, (cst.For, cst.AugAssign, cst.AnnAssign)) and m.findall(n.target, m.Name(var)))
+        if (isinstance(n, cst.AssignTarget) and binds_var(n.target))
+        or (isinstance(n, (cst.For, cst.AugAssign, cst.AnnAssign)) and binds_var(n.target))
     ]
     if len(bindings) != 1:
         p.blockers.append((parents.statement(assign), f"`{var}` is assigned more than once: dali-migrate cannot follow which pipeline it holds"))
@@ -299,7 +317,7 @@ def _plan_uses(scope, var, assign, parents, site, pipe_rules, batch_rules, p: Pl
         p.blockers.append((parents.statement(node), "a name holding pipeline outputs is also assigned other values here: convert by hand"))
     tracked = {var} | state.outputs | state.batches
     p.tracked |= {(id(scope), n) for n in state.outputs | state.batches}
-    for nested in _free_in_nested(own, tracked):
+    for nested in _free_in_nested(own, tracked, parents):
         p.blockers.append((nested, f"a nested function uses the pipeline `{var}` or its outputs: convert by hand"))
     factories = []
     for node in own.nodes:

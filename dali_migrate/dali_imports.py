@@ -72,6 +72,12 @@ def collect(module: cst.Module) -> DaliNames:
     names = DaliNames()
 
     class _V(cst.CSTVisitor):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            # Imports are statements: nothing inside an expression can hold one.
+            if isinstance(node, cst.BaseExpression):
+                return False
+            return super().on_visit(node)
+
         def visit_Import(self, node: cst.Import) -> None:
             bound = []
             for alias in node.names:

@@ -106,7 +106,7 @@ class _Converter:
         self.site_rules = [r for r in self.all_rules if isinstance(r, CallSiteRule) and _on(r, self.enabled)]
         self.detectors = [r for r in self.all_rules if isinstance(r, DetectorRule) and _on(r, self.enabled)]
         self.parents = parents_mod.build(module)
-        self.taken = names_in(module)
+        self.taken = self.parents.all_names()
         self.ndd = self._ndd_alias()
         self.marks: dict = {}  # id(statement) -> [(rule, reason)]
         self.replace: dict = {}  # id(original FunctionDef) -> converted FunctionDef
@@ -131,7 +131,7 @@ class _Converter:
 
     def _numpy_alias(self) -> Optional[str]:
         """The file's own name for numpy, if it imports it."""
-        for stmt in m.findall(self.module, m.Import()):
+        for stmt in self.parents.find(cst.Import):
             for alias in stmt.names:
                 if code(alias.name) == "numpy":
                     return alias.asname.name.value if alias.asname else "numpy"
@@ -198,7 +198,8 @@ class _Converter:
                 self._mark(stmt, det.id, reason)
         new_module = self.module.visit(_Apply(self, site_rewrites, drops))
         if self.converted:
-            new_module = _fix_imports(self.original, new_module, self.names, self.ndd, self.config.ndd_module)
+            index = self.parents if self.original is self.module else None
+            new_module = _fix_imports(self.original, new_module, self.names, self.ndd, self.config.ndd_module, index)
             for module_name in self.imports:
                 if not _imports_module(new_module, module_name):
                     new_module = _add_import(new_module, f"import {module_name}", before_dali=not module_name.startswith("nvidia"))
@@ -212,7 +213,7 @@ class _Converter:
         helpers = helpers_with_ops(self.module, self.names)
         found = {}
         seen_names: dict = {}
-        for func in m.findall(self.module, m.FunctionDef()):
+        for func in self.parents.find(cst.FunctionDef):
             dec = pipeline_decorator(func, self.names)
             if dec is None:
                 continue
@@ -366,9 +367,11 @@ class _Apply(cst.CSTTransformer):
     leave_If = leave_For = leave_While = leave_With = leave_Try = _compound
 
 
-def _fix_imports(old: cst.Module, new: cst.Module, names, ndd: str, ndd_module: str) -> cst.Module:
-    """Add the ndd import; drop DALI imports that the conversion left unused."""
-    used_before = _names_outside_imports(old)
+def _fix_imports(old: cst.Module, new: cst.Module, names, ndd: str, ndd_module: str, index=None) -> cst.Module:
+    """Add the ndd import; drop DALI imports that the conversion left unused.
+
+    ``index``: the parents index of ``old``, if there is one (saves a walk of the tree)."""
+    used_before = _names_outside_imports_indexed(index) if index is not None else _names_outside_imports(old)
     used_after = _names_outside_imports(new)
     gone = {n for n in used_before - used_after}
     dali_import_ids = {id(stmt) for stmt, _ in collect(new).statements}
@@ -377,6 +380,10 @@ def _fix_imports(old: cst.Module, new: cst.Module, names, ndd: str, ndd_module: 
     class _Fix(cst.CSTTransformer):
         def __init__(self):
             self.last_dali_import = None
+
+        def on_visit(self, node) -> bool:
+            # Imports are statements: no need to walk into expressions.
+            return not isinstance(node, cst.BaseExpression)
 
         def leave_Import(self, original, updated):
             if id(original) not in dali_import_ids:
@@ -402,9 +409,12 @@ def _fix_imports(old: cst.Module, new: cst.Module, names, ndd: str, ndd_module: 
 
 
 def _imports_module(module: cst.Module, name: str) -> bool:
-    for stmt in m.findall(module, m.Import()):
-        if any(code(a.name) == name and a.asname is None for a in stmt.names):
-            return True
+    """Does a top-level ``import name`` exist (imports inside functions do not serve the module)?"""
+    for stmt in module.body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Import) and any(code(a.name) == name and a.asname is None for a in small.names):
+                    return True
     return False
 
 
@@ -441,6 +451,20 @@ def _rebuild(node, keep):
         keep[-1] = keep[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
         return node.with_changes(names=keep)
     return node
+
+
+def _names_outside_imports_indexed(index) -> set:
+    """As :func:`_names_outside_imports`, from the index instead of a walk."""
+
+    def refers(n) -> bool:  # `x` in `x.y` refers to a binding, `y` does not
+        parent = index.of(n)
+        return not isinstance(parent, cst.Attribute) or parent.value is n
+
+    in_imports = {id(n) for imp in index.find((cst.Import, cst.ImportFrom)) for n in index.find(cst.Name, within=imp)}
+    return {
+        name for name in index.all_names()
+        if any(refers(n) and id(n) not in in_imports for n in index.names(name))
+    }
 
 
 def _names_outside_imports(module: cst.Module) -> set:

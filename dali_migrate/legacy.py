@@ -308,6 +308,8 @@ def rewrite_classes(module: cst.Module, names, catalog, found: list, skip: set) 
 def normalize(module: cst.Module, names, catalog, taken: set, skip: set) -> tuple:
     """(module with legacy pipelines as synthesized @pipeline_def functions, [Legacy])."""
     found: list = []
+    if not any(q in PIPELINE_CLASS for q in names.aliases.values()):
+        return module, found  # no Pipeline imported: nothing to rewrite (and no tree walk)
     module = rewrite_classes(module, names, catalog, found, skip)
 
     class _Blocks(cst.CSTTransformer):

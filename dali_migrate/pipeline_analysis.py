@@ -255,6 +255,21 @@ def helpers_with_ops(module: cst.Module, names: DaliNames) -> dict:
     return _helpers_with_ops(module, names)
 
 
+def _has_return(stmt: cst.CSTNode) -> bool:
+    found = False
+
+    class _V(cst.CSTVisitor):
+        def on_visit(self, node) -> bool:
+            nonlocal found
+            if isinstance(node, cst.Return):
+                found = True
+            # a return inside a nested function is that function's
+            return not found and not isinstance(node, (cst.BaseExpression, cst.FunctionDef))
+
+    stmt.visit(_V())
+    return found
+
+
 def _is_docstring(stmt: cst.BaseStatement) -> bool:
     return (
         isinstance(stmt, cst.SimpleStatementLine)
@@ -312,7 +327,7 @@ def analyze(func: cst.FunctionDef, dec: cst.Decorator, names: DaliNames, catalog
         body.pop()
     else:
         info.blockers.append("the pipeline does not end with `return <outputs>`: convert by hand")
-    if any(m.findall(stmt, m.Return()) for stmt in body):
+    if any(_has_return(stmt) for stmt in body):
         info.blockers.append("the pipeline returns from more than one place: convert by hand")
     info.statements = body
 

@@ -55,7 +55,7 @@ def _find(module: cst.Module, names, parents, converted: set) -> list:
             found.append((stmt, reason))
 
     marked_classes = set()
-    for cls in m.findall(module, m.ClassDef()):
+    for cls in parents.find(cst.ClassDef):
         if any(names.qualify(b.value) in PIPELINE_CLASS for b in cls.bases):
             marked_classes.add(id(cls))
             mark(cls, "Pipeline subclass (ops + define_graph): not converted yet; rewrite define_graph as a loop over ndd calls by hand")
@@ -68,7 +68,7 @@ def _find(module: cst.Module, names, parents, converted: set) -> list:
             cur = parents.of(cur)
         return False
 
-    for call in m.findall(module, m.Call()):
+    for call in parents.find(cst.Call):
         q = names.qualify(call.func)
         if q is None or inside_marked(call):
             continue
@@ -87,7 +87,7 @@ def _find(module: cst.Module, names, parents, converted: set) -> list:
             func,
             f"{name}() builds DALI operators with fn.*, which only works inside a pipeline: convert it with the pipelines that call it (ndd calls, batch_size= on random ops)",
         )
-    for dec in m.findall(module, m.Decorator()):
+    for dec in parents.find(cst.Decorator):
         target = dec.decorator.func if isinstance(dec.decorator, cst.Call) else dec.decorator
         q = names.qualify(target) or ""
         if q.endswith("autoserialize"):

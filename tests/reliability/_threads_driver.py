@@ -24,6 +24,7 @@ if __name__ == "__main__":
         try:
             T._threaded_equals_single(conv, root, fn_name, trials=3)
         except AssertionError as e:
-            print("DIFFERENT", str(e)[:2000])
-            sys.exit(1)
-    print("EQUAL")
+            print("DIFFERENT", str(e)[:2000], flush=True)
+            os._exit(1)  # not sys.exit: a stuck worker thread must not keep us alive
+    print("EQUAL", flush=True)
+    os._exit(0)
