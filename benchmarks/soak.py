@@ -60,6 +60,16 @@ def gpu_memory_mib():
         return None
 
 
+def consume(*batches) -> None:
+    """What a training step does to the outputs: make them real. Native ndd is lazy: results
+    nobody evaluates pile up (about 80 KB an iteration here, see docs/reliability.md)."""
+    for b in batches:
+        if hasattr(b, "evaluate"):
+            b.evaluate()
+        else:
+            b.select(0)
+
+
 def load_converted(ndd_module: str, device: str, tmp: Path):
     from dali_migrate.config import Config
     from dali_migrate.device_cpu import to_cpu
@@ -106,6 +116,8 @@ def main(argv=None) -> int:
     ap.add_argument("--device", choices=["cpu", "gpu", "auto"], default="auto")
     ap.add_argument("--ndd", choices=["runtime", "native"], default="runtime",
                     help="run on dali_migrate.runtime or DALI's own dynamic mode")
+    ap.add_argument("--no-consume", dest="consume", action="store_false",
+                    help="drop the outputs without evaluating them (native ndd then grows)")
     ap.add_argument("--tolerance", type=float, default=0.02)
     ap.add_argument("--json", type=Path, default=Path("soak.json"))
     ap.add_argument("--data", type=Path, help="use this image folder instead of a synthetic one")
@@ -129,6 +141,8 @@ def main(argv=None) -> int:
         print("-" * len(header))
         for i in range(1, args.iterations + 1):
             images, labels = next(gen)
+            if args.consume:
+                consume(images, labels)
             if i == 1 or i % args.every == 0 or i == args.iterations:
                 if device == "gpu":
                     images.cpu()  # synchronise before measuring
@@ -149,6 +163,7 @@ def main(argv=None) -> int:
         "ndd": ndd_module,
         "iterations": args.iterations,
         "batch_size": args.batch_size,
+        "consume": args.consume,
         "images": args.images,
         "seconds": round(elapsed, 1),
         "iterations_per_second": round(args.iterations / elapsed, 1),

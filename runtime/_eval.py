@@ -172,9 +172,18 @@ class EvalContext:
 
     def __enter__(self):
         _tls.contexts.append(self)
+        # As in native ndd, a context with a device makes it the current one: `device="gpu"`
+        # inside `with EvalContext(device_id=1)` means gpu:1 (one converted loop per rank).
+        self._entered_device = None
+        if self.device_id is not None:
+            self._entered_device = _device.Device("gpu", self.device_id)
+            self._entered_device.__enter__()
         return self
 
     def __exit__(self, *exc):
+        if getattr(self, "_entered_device", None) is not None:
+            self._entered_device.__exit__(*exc)
+            self._entered_device = None
         _tls.contexts.pop()
 
 

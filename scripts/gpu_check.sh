@@ -20,8 +20,7 @@ $py -m pip install -q --no-build-isolation --no-deps -e . >"$OUT/pip.log" 2>&1 \
 $py fixtures/make_fixtures.py >/dev/null
 if [ "$what" = tests ] || [ "$what" = all ]; then
   $py -m pytest -p no:cacheprovider -q -rs --timeout=300 \
-    tests/runtime/test_rt_gpu.py tests/runtime/test_rt_gpu_conformance.py tests/runtime/test_rt_gpu_interop.py \
-    tests/runtime/test_rt_gpu_compat.py tests/runtime/test_rt_interop.py tests/test_verify_gpu.py tests/multigpu \
+    tests/runtime tests/test_verify_gpu.py tests/multigpu \
     --junitxml="$OUT/gpu-tests.xml" 2>&1 | tail -60 | tee "$OUT/gpu-tests.txt"
   DALI_MIGRATE_VERIFY_DEVICE=gpu $py -m pytest -p no:cacheprovider -q -rs --timeout=300 tests/test_verify_golden.py \
     --junitxml="$OUT/verify-gpu.xml" 2>&1 | tail -30 | tee "$OUT/verify-gpu.txt"

@@ -66,6 +66,10 @@ def workdir():
         yield Path(d)
 
 
+class KnownBug(Exception):
+    """The example hits a bug with its own xfail test below; the property skips it."""
+
+
 def _known_codemod_bug(source: str, result) -> bool:
     """test_single_resize_output_by_name (xfail): a lone returned name bound to fn.resize."""
     if not any("is one output or several" in m.reason for m in result.markers):
@@ -77,7 +81,8 @@ def _known_codemod_bug(source: str, result) -> bool:
 def check_generated(source: str, images: str, directory: Path, iterations: int = ITERATIONS):
     """Convert `source` and verify the conversion; raises AssertionError with both texts on failure."""
     result = convert_source(source, path="gen_pipe.py")
-    assume(not _known_codemod_bug(source, result))
+    if _known_codemod_bug(source, result):
+        raise KnownBug(source)
     assert not result.markers, (
         "the codemod left markers on a fully convertible pipeline:\n"
         + "\n".join(f"line {m.line}: {m.reason}" for m in result.markers) + "\n" + source
@@ -97,7 +102,10 @@ def check_generated(source: str, images: str, directory: Path, iterations: int =
 @_settings
 @given(g=pipelines())
 def _property(g, images, directory):
-    check_generated(g.source, images, directory)
+    try:
+        check_generated(g.source, images, directory)
+    except KnownBug:
+        assume(False)
 
 
 def test_generated_pipelines_convert_and_verify(images, workdir):
