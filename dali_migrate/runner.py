@@ -170,14 +170,43 @@ def run(
     propagates after the files finished so far; each file is either old or new, never half."""
     jobs = jobs or default_jobs()
     with _sigterm_as_interrupt():
-        if jobs == 1 or len(paths) <= 1:
-            results = []
-            for p in paths:
-                results.append(process_file(p, options))
-                if on_result:
-                    on_result(results[-1])
-            return results
-        return _run_pool(paths, options, min(jobs, len(paths)), on_result)
+        if jobs > 1 and len(paths) > 1:
+            # Worker processes pay for importing libcst (about half a second each): only files
+            # that mention DALI are worth one, and only when there are enough of them. The others
+            # are read here and answered at once by the same pre-filter process_file applies.
+            heavy = [i for i, p in enumerate(paths) if _may_mention_dali(p)]
+            if len(heavy) > _POOL_THRESHOLD:
+                heavy_set = set(heavy)
+                light = [i for i in range(len(paths)) if i not in heavy_set]
+                results: list = [None] * len(paths)
+                for i in light:
+                    results[i] = process_file(paths[i], options)
+                    if on_result:
+                        on_result(results[i])
+                pooled = _run_pool([paths[i] for i in heavy], options, min(jobs, len(heavy)), on_result)
+                for i, r in zip(heavy, pooled):
+                    results[i] = r
+                return results
+        results = []
+        for p in paths:
+            results.append(process_file(p, options))
+            if on_result:
+                on_result(results[-1])
+        return results
+
+
+#: below this many files that mention DALI, converting them here beats starting workers
+_POOL_THRESHOLD = 4
+
+
+def _may_mention_dali(path: Path) -> bool:
+    """Cheap look at the bytes (any encoding spells "dali" in ASCII); unreadable files count as
+    worth a look, so their error is reported the usual way."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError:
+        return True
+    return b"dali" in data.lower()
 
 
 def _run_pool(paths, options, jobs, on_result) -> list[FileResult]:

@@ -470,3 +470,31 @@ def external_source_callback(source, cycle):
 
     callback, desc = get_callback_from_source(source, cycle)
     return callback, bool(getattr(desc, "has_inputs", False))
+
+
+_KDL_CUDA, _KDL_CUDA_MANAGED = 2, 13
+
+
+def is_cuda_dlpack(obj) -> bool:
+    """Does ``obj`` export its data through DLPack from CUDA memory (a CUDA torch/CuPy/JAX array)?"""
+    get = getattr(obj, "__dlpack_device__", None)
+    if get is None or not hasattr(obj, "__dlpack__"):
+        return False
+    try:
+        kind, _ = get()
+    except Exception:
+        return False
+    return int(kind) in (_KDL_CUDA, _KDL_CUDA_MANAGED)
+
+
+def tensor_gpu_from_dlpack(obj, layout=None):
+    """Wrap CUDA data in a backend TensorGPU without copying, as native ndd does: the producer
+    is asked for a capsule ordered on our stream for its device (DLPack's stream protocol)."""
+    _, device_id = obj.__dlpack_device__()
+    stream = default_stream(int(device_id))
+    try:
+        capsule = obj.__dlpack__(stream=stream.handle)
+    except TypeError:  # producers from before DLPack's stream keyword
+        capsule = obj.__dlpack__()
+    with device_guard(int(device_id)):
+        return _b.TensorGPU(capsule, layout=layout, stream=stream)

@@ -63,6 +63,15 @@ class Tensor(ArithmeticMixin):
                 self._set_host(np.array(data), data.layout() or None)
         elif isinstance(data, _be.TensorListCPU):
             self._storage = data.as_tensor()
+        elif _be.is_cuda_dlpack(data):
+            # CUDA data stays on its device (a copy through the host would change the device)
+            self._storage = _be.tensor_gpu_from_dlpack(data, layout)
+            self._keep = data
+            if copy:  # a copy of our own, independent of the producer's memory
+                from ._ops import call_schema
+
+                copied = call_schema("Copy", self)
+                self._tl, self._storage, self._keep = copied._tl, copied._storage, copied._keep
         else:
             self._set_host(np.array(_host_array(data)) if copy else _host_array(data), None)
         if dtype is not None and self.dtype != _types.dtype(dtype):

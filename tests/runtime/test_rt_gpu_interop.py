@@ -148,9 +148,8 @@ def test_gpu_tensor_from_torch_cuda():
     t = ndd.as_tensor(x)
     np.testing.assert_array_equal(np.asarray(t.cpu()), np.arange(12, dtype=np.int32)
                                   .reshape(3, 4))
-    if t.device.device_type != "gpu":
-        pytest.xfail("known gap: the runtime copies CUDA torch tensors to the host; native ndd "
-                     "wraps them on the GPU (backend TensorGPU takes DLPack / CAI objects)")
+    # like native ndd, the data stays on the GPU it came from
+    assert t.device.device_type == "gpu" and t.device.device_id == x.device.index
 
 
 @pytest.mark.skipif(NGPU < 2, reason="needs 2 CUDA devices")
