@@ -48,7 +48,7 @@ class Node:
     name: str
     h: int
     w: int
-    dtype: str  # "u8" or "f32"
+    dtype: str  # "u8", "i32" or "f32"
 
 
 @dataclasses.dataclass
@@ -143,6 +143,13 @@ def _u8(n: Node) -> bool:
     return n.dtype == "u8"
 
 
+def _promote(a: str, b: str) -> str:
+    for t in ("f32", "i32"):
+        if t in (a, b):
+            return t
+    return "u8"
+
+
 def _flip(b: _Builder, d):
     x = b.pick()
     b.add(f"fn.flip({x.name}, horizontal={b.flag()}, vertical={b.flag()})", x.h, x.w, x.dtype)
@@ -154,7 +161,7 @@ def _rotate(b: _Builder, d):
 
 
 def _resize(b: _Builder, d):
-    x = b.pick()
+    x = b.pick(lambda n: n.dtype in ("u8", "f32"))
     h, w = d(st.integers(6, 20)), d(st.integers(6, 20))
     b.add(f"fn.resize({x.name}, resize_x={w}, resize_y={h})", h, w, "f32" if x.dtype == "f32" else "u8")
 
@@ -194,7 +201,7 @@ def _color_twist(b: _Builder, d):
 
 def _cast(b: _Builder, d):
     x = b.pick()
-    if x.dtype == "u8":
+    if x.dtype in ("u8", "i32"):
         b.add(f"fn.cast({x.name}, dtype=types.FLOAT)", x.h, x.w, "f32")
     else:
         b.add(f"fn.cast({x.name}, dtype=types.UINT8)", x.h, x.w, "u8")
@@ -237,11 +244,12 @@ def _arith(b: _Builder, d):
     if kind == "binary":
         y = d(st.sampled_from(same))
         op = d(st.sampled_from(["+", "-", "*"]))
-        dtype = "u8" if x.dtype == y.dtype == "u8" else "f32"
+        dtype = _promote(x.dtype, y.dtype)
         b.add(f"{x.name} {op} {y.name}", x.h, x.w, dtype)
     elif kind == "scalar":
         k = d(st.sampled_from(["0.5", "2", "3.25"]))
-        b.add(f"{x.name} * {k}", x.h, x.w, "u8" if (x.dtype == "u8" and k == "2") else "f32")
+        # DALI's type promotion: uint8 * an int literal is int32 (which water, hsv... refuse)
+        b.add(f"{x.name} * {k}", x.h, x.w, _promote(x.dtype, "i32") if k == "2" else "f32")
     else:
         b.add(f"{x.name} * {b.value(0.5, 1.5, allow_random=True)}", x.h, x.w, "f32")
 
