@@ -85,6 +85,7 @@ def _convert_with_legacy(module: cst.Module, names, config: Config) -> "_Convert
             skip.add(item.name)
             why = [item.reason] if item.reason else converter.reasons.get(item.name, [])
             reasons[item.name] = (item, why or ["its uses in this file could not be followed"])
+    converter.left += len(reasons)  # legacy pipelines left as they were count as left too
     for item, why in reasons.values():
         anchor = item.find_anchor(converter.module)
         for reason in why:
@@ -99,6 +100,7 @@ class _Converter:
         self.reasons: dict = {}  # pipeline name -> why it was not converted
         self._analysed = None
         self._new_numpy: Optional[str] = None
+        self._pending_rewrites: dict = {}
         self.catalog = load_catalog()
         self.enabled = _enabled(config)
         self.all_rules = rules_mod.all_rules()
@@ -176,6 +178,7 @@ class _Converter:
                 self._mark(info.func, pipeline_rule.RULE.id, "not converted: some uses of this pipeline in this file need a person (see the markers there)")
                 continue
             self.converted[name] = info
+            self.rewrites += self._pending_rewrites.get(name, 0)
             self.replace[id(info.func)] = new_func
             site_rewrites.update(plan.rewrites)
             self.helpers.update(plan.helpers)
@@ -265,7 +268,8 @@ class _Converter:
         reader_call = None
         if info.reader_index is not None:
             reader_call = statements[info.reader_index].body[0].value
-        self.rewrites += rewriter.count + 1
+        # counted only if the pipeline is converted in the end (its uses may still stop it)
+        self._pending_rewrites[info.name] = rewriter.count + 1
         new_func = pipeline_rule.build(info, ctx, statements, returned, reader_call)
         for module_name in ctx.imports:
             self.imports.setdefault(module_name, None)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import concurrent.futures
 import contextlib
 import dataclasses
@@ -109,8 +110,25 @@ def _process_python(path: Path, options: Options) -> FileResult:
     try:
         result = convert(src.text, path=str(path), config=options.config)
     except ConversionError as e:
-        return FileResult.failed(str(path), e.message, e.line)
+        message, line = e.message, e.line
+        if message.startswith("does not parse"):
+            message, line = _python_syntax_error(src.text, message, line)
+        return FileResult.failed(str(path), message, line)
     return _finish(path, src, result, options)
+
+
+def _python_syntax_error(text: str, message: str, line: Optional[int]) -> tuple:
+    """Python's own account of a syntax error, when it has one: its line is the one a person
+    expects (libcst can point past it, e.g. at the next line), and its message is clearer
+    ("Missing parentheses in call to 'print'" for Python 2 code)."""
+    try:
+        compile(text, "<file>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+    except SyntaxError as e:
+        if e.lineno:
+            return f"does not parse: {e.msg}", e.lineno
+    except (ValueError, RecursionError, MemoryError):
+        pass
+    return message, line  # Python parses it (newer syntax than libcst knows?): libcst's account
 
 
 def _finish(path: Path, src: SourceFile, result: ConversionResult, options: Options) -> FileResult:

@@ -134,8 +134,11 @@ NOTEBOOK_WITH_DALI_BUT_INVALID = '{"cells": [{"cell_type": "code", "source": ["i
 CORPUS = [
     Case("good.py", _text(PIPE), "converted", check=_converted_parses),
     Case("syntax_error.py", _text("import nvidia.dali.fn as fn\n\nx = fn.resize(\n"),
-         "error", r"does not parse", None),
-    Case("python2.py", _text('import nvidia.dali.fn as fn\nprint "x"\n'), "error", r"does not parse", 2),
+         "error", r"does not parse: '\(' was never closed", 3),
+    Case("syntax_error_mid.py", _text("import nvidia.dali.fn as fn\ndef f(:\n    pass\nx = 1\n"),
+         "error", r"does not parse: invalid syntax", 2),  # libcst alone said line 3
+    Case("python2.py", _text('import nvidia.dali.fn as fn\nprint "x"\n'), "error",
+         r"does not parse: Missing parentheses in call to 'print'", 2),
     Case("not_utf8.py", _bytes(b"import nvidia.dali.fn as fn\nx = '\xff\xfe'\n"),
          "error", r"not valid UTF-8: byte 0xff at offset 33"),
     Case("bad_cookie.py", _bytes(b"# coding: no-such-codec\nimport nvidia.dali\n"),

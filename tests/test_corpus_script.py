@@ -1,0 +1,139 @@
+"""scripts/corpus_rate.py on a tiny synthetic corpus: the page's counts and table."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = ROOT / "scripts" / "corpus_rate.py"
+
+CONVERTIBLE = '''\
+from nvidia.dali import pipeline_def
+import nvidia.dali.fn as fn
+
+
+@pipeline_def(batch_size=2, num_threads=1, device_id=None)
+def files_pipe():
+    jpegs, labels = fn.readers.file(file_root="images")
+    return fn.decoders.image(jpegs), labels
+
+
+pipe = files_pipe()
+pipe.build()
+images, labels = pipe.run()
+'''
+
+FED = '''\
+from nvidia.dali import pipeline_def
+import nvidia.dali.fn as fn
+
+
+@pipeline_def(batch_size=2, num_threads=1, device_id=None)
+def fed_pipe():
+    x = fn.external_source(name="x")
+    return x * 2
+
+
+pipe = fed_pipe()
+pipe.build()
+pipe.feed_input("x", [1, 2])
+out = pipe.run()
+'''
+
+NO_DALI = "import os\nprint(os.getcwd())\n"
+
+
+def _notebook(cells: list) -> str:
+    nb = {
+        "cells": [
+            {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+             "source": src.splitlines(keepends=True)}
+            for src in cells
+        ],
+        "metadata": {"language_info": {"name": "python"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    return json.dumps(nb, indent=1) + "\n"
+
+
+def _corpus(root: Path) -> None:
+    (root / "sub").mkdir(parents=True)
+    (root / "convertible.py").write_text(CONVERTIBLE)
+    (root / "sub" / "fed.py").write_text(FED)
+    (root / "plain.py").write_text(NO_DALI)
+    (root / "nb.ipynb").write_text(_notebook([
+        "%matplotlib inline\nfrom nvidia.dali import pipeline_def, fn",
+        "@pipeline_def(batch_size=2, num_threads=1, device_id=None)\n"
+        "def nb_pipe():\n    jpegs, labels = fn.readers.file(file_root='images')\n"
+        "    return fn.decoders.image(jpegs), labels",
+        "pipe = nb_pipe()\npipe.build()\nout = pipe.run()",
+    ]))
+
+
+def _run(corpus: Path, out: Path) -> str:
+    subprocess.run(
+        [sys.executable, str(SCRIPT), str(corpus), "--out", str(out), "--commit", "abc123",
+         "--date", "2024-01-02", "--jobs", "1"],
+        check=True, cwd=ROOT, capture_output=True, text=True,
+    )
+    return out.read_text()
+
+
+def _row(page: str, path: str) -> list:
+    for line in page.splitlines():
+        if line.startswith(f"| `{path}` |"):
+            return [c.strip() for c in line.strip("|").split("|")]
+    raise AssertionError(f"no row for {path}")
+
+
+def test_counts_and_rows(tmp_path):
+    corpus = tmp_path / "examples"
+    _corpus(corpus)
+    before = {p: p.read_text() for p in corpus.rglob("*") if p.is_file()}
+    page = _run(corpus, tmp_path / "rate.md")
+
+    # the corpus itself is never touched
+    assert {p: p.read_text() for p in corpus.rglob("*") if p.is_file()} == before
+
+    assert "- Date: 2024-01-02" in page
+    assert "- DALI commit: abc123" in page
+    assert "measured): 3; other `.py`/`.ipynb` files skipped: 1" in page
+    assert "| full | 2 | 66.7% |" in page
+    assert "| partial | 0 | 0.0% |" in page
+    assert "| marked | 1 | 33.3% |" in page
+    assert "| unchanged | 0 | 0.0% |" in page
+    assert "| error | 0 | 0.0% |" in page
+    assert "| **total** | 3 | 100.0% |" in page
+    assert "Pipelines converted: 2; left with a marker: 1" in page
+    assert "Converted outputs that byte-compile: 3 of 3." in page
+    assert "Fully converted files still using a pipeline-mode import: 0." in page
+
+    # the reason of the external_source + feed_input marker is the top one
+    reasons = page.split("## Most frequent marker reasons")[1].split("## Errors")[0]
+    assert "| 1 | 1 | 1 | [pipeline-def]" in reasons and "feed_input" in reasons
+
+    assert _row(page, "convertible.py")[:5] == ["`convertible.py`", "full", "1", "0", "ok"]
+    assert _row(page, "nb.ipynb")[:5] == ["`nb.ipynb`", "full", "1", "0", "ok"]
+    fed = _row(page, "sub/fed.py")
+    assert fed[:4] == ["`sub/fed.py`", "marked", "0", "1"]
+    assert "feed_input" in fed[-1]
+    assert "plain.py" not in page
+
+    # rows sorted by path; the page is the same when generated again
+    table = page.split("## Per file")[1]
+    assert table.index("convertible.py") < table.index("nb.ipynb") < table.index("sub/fed.py")
+    assert _run(corpus, tmp_path / "again.md") == page
+
+
+def test_unparsable_file_is_an_input_error(tmp_path):
+    corpus = tmp_path / "examples"
+    corpus.mkdir()
+    (corpus / "broken.py").write_text("import nvidia.dali.fn as fn\ndef f(:\n")
+    page = _run(corpus, tmp_path / "rate.md")
+    assert "| error | 1 | 100.0% |" in page
+    assert _row(page, "broken.py")[1] == "error"
+    assert "- `broken.py` (input):" in page
