@@ -124,10 +124,22 @@ def _is_tensor_like(v):
 # Stateless operator instances, LRU-bounded: scalar argument values are part of the key, so a
 # loop passing a fresh Python float each call would otherwise grow the cache without bound.
 _CACHE_SIZE = 512
-_cache = collections.OrderedDict()
+
+
+class _Caches(threading.local):
+    """Per thread: a backend operator instance keeps per-run state and is not safe to run from
+    two threads at once (two threads running the same loop shared a decoder: wrong images,
+    decoder failures, crashes)."""
+
+    def __init__(self):
+        self.ops = collections.OrderedDict()
+
+
+_caches = _Caches()
 
 
 def _get_instance(key, factory):
+    _cache = _caches.ops
     inst = _cache.get(key)
     if inst is None:
         inst = _cache[key] = factory()
@@ -391,6 +403,7 @@ def invoke(d, inputs, kwargs, batch_size=None, device=None, rng=None, site=None,
                 nt, pool = 1, small
         if small is None:
             key = (d.schema_name, backend, dev_id, nt, max_bs) + rest
+        _cache = _caches.ops
         op = _cache.get(key)
         if op is None:
             op = _cache[key] = _be.Operator(d.schema_name, backend, static, in_meta, arg_meta,

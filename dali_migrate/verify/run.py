@@ -237,10 +237,14 @@ def _original_seeds(pipe, records: list, seed: int) -> list:
         else:
             given[id(inst)] = seeds[k]
             k += 1
+    # Every seeded operator the function created, in creation order; one the pipeline pruned
+    # (its output unused) got no seed (None) but still has its call in the converted code, so it
+    # must keep its place when calls are matched in order.
     out = []
     for inst, schema_cls, line, explicit in records:
-        if id(inst) in given:
-            out.append((catalog.get(inst._op._schema.Name(), inst._op._schema.Name()), line, given[id(inst)]))
+        if inst._op._schema.HasRandomSeedArg():
+            name = inst._op._schema.Name()
+            out.append((catalog.get(name, name), line, given.get(id(inst))))
     return out
 
 
@@ -305,7 +309,8 @@ def _match_seeds(original: list, converted: list) -> tuple:
         queue = queues.get(schema, [])
         i = used.get(schema, 0)
         if i < len(queue):
-            site_seeds[site] = queue[i]
+            if queue[i] is not None:  # None: pruned in the original, its value is never used
+                site_seeds[site] = queue[i]
             used[schema] = i + 1
     for schema, queue in queues.items():
         if used.get(schema, 0) != len(queue):

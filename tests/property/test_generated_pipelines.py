@@ -134,11 +134,6 @@ def gen_pipe(root):
 '''
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "verify bug (dali_migrate/verify/run.py, not the codemod): a pipeline prunes operators whose "
-    "output is unused, so a dead random operator gets no seed; _match_seeds pairs the k-th seeded "
-    "operator of a schema with the k-th call in the converted text, so the dead call takes the seed "
-    "of the live one after it and the live one gets none: a false 'NOT equivalent'."))
 def test_dead_random_operator(images, workdir):
     check_generated(DEAD_RANDOM_OPERATOR, images, workdir)
 

@@ -75,6 +75,7 @@ except ImportError:  # optional: our own grammar below still runs
 
 
 @pytest.mark.skipif(hypothesmith is None, reason="hypothesmith not installed")
+@pytest.mark.filterwarnings("ignore::SyntaxWarning")  # hypothesmith's programs: `1()` and such
 @settings(max_examples=min(EXAMPLES, 100), deadline=None, derandomize=True, database=None,
           suppress_health_check=list(HealthCheck))
 @given(text=st.one_of(

@@ -1,5 +1,5 @@
 """Issue 8, part 1: an interrupted run (SIGINT as from Ctrl-C to the process group, SIGTERM to
-the main process) leaves every file either as it was or fully converted, leaves no temp files,
+the main process or to the whole group) leaves every file either as it was or fully converted, leaves no temp files,
 and exits 130."""
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def _group_gone(pgid: int, timeout: float) -> bool:
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
-@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM", "SIGTERM-group"])
 def test_interrupted_run_leaves_old_or_new(tmp_path, expected, jobs, sig):
     root = tmp_path / "repo"
     for i in range(N_FILES):
@@ -65,8 +65,10 @@ def test_interrupted_run_leaves_old_or_new(tmp_path, expected, jobs, sig):
         assert proc.poll() is None, "the run finished before it could be interrupted"
         if sig == "SIGINT":
             os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C: the whole foreground process group
-        else:
+        elif sig == "SIGTERM":
             os.kill(proc.pid, signal.SIGTERM)  # `kill PID`: the main process only
+        else:
+            os.killpg(proc.pid, signal.SIGTERM)  # a container or job stop: every process
         out, err = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
