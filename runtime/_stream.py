@@ -26,9 +26,23 @@ _b = _be._b
 
 
 def _raw_cuda_stream(obj):
+    """The raw handle of a stream-like object. The CUDA stream protocol (`__cuda_stream__`) and
+    plain handles are read here; DALI's own helper covers the rest (older DALI releases know
+    neither the protocol nor how to refuse what is not a stream, hence the checks)."""
+    proto = getattr(obj, "__cuda_stream__", None)
+    if proto is not None:
+        return int(proto()[1])
+    if isinstance(obj, int) and not isinstance(obj, bool):
+        return obj
     from nvidia.dali.types import _raw_cuda_stream as raw
 
-    return raw(obj)
+    handle = raw(obj)
+    if isinstance(handle, int) and not isinstance(handle, bool):
+        return handle
+    value = getattr(handle, "value", None)  # ctypes.c_void_p
+    if isinstance(value, int):
+        return value
+    raise TypeError(f"Cannot interpret {obj!r} as a CUDA stream")
 
 
 def _get_stream_device(s):
@@ -45,7 +59,10 @@ def _get_stream_device(s):
             idx = getattr(dev, attr, None)
             if idx is not None:
                 return idx
-    return _b.GetCUDAStreamDevice(s)
+    get = getattr(_b, "GetCUDAStreamDevice", None)  # not in DALI 1.x
+    if get is None:
+        raise TypeError(f"Cannot tell the device of the stream {s!r}: pass device_id=")
+    return get(s)
 
 
 class Stream:

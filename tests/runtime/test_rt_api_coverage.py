@@ -11,6 +11,13 @@ import pytest
 pytest.importorskip("nvidia.dali")
 
 import dali_migrate.runtime as rt  # noqa: E402
+import nvidia.dali  # noqa: E402
+
+# The runtime implements DALI 2.4's dynamic-mode API; older releases' native ndd (1.52-2.3) had a
+# different one (no streams, checkpoint or capture modules, other operator sets), so there is
+# nothing to compare the runtime's surface with.
+_V = tuple(int(x) for x in nvidia.dali.__version__.split(".")[:2])
+pytestmark = pytest.mark.skipif(_V < (2, 4), reason=f"native ndd {nvidia.dali.__version__} has an older API than 2.4's")
 
 _NATIVE = "nvidia.dali.experimental.dynamic"
 
