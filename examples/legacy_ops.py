@@ -1,4 +1,4 @@
-"""Legacy pipeline-mode code that dali-migrate does not convert yet: it is marked for a person."""
+"""A legacy Pipeline subclass (ops members, define_graph): dali-migrate turns it into a generator function with the class's constructor signature."""
 
 import nvidia.dali.ops as ops
 import nvidia.dali.types as types
