@@ -498,3 +498,16 @@ def tensor_gpu_from_dlpack(obj, layout=None):
         capsule = obj.__dlpack__()
     with device_guard(int(device_id)):
         return _b.TensorGPU(capsule, layout=layout, stream=stream)
+
+
+def single_thread_pool():
+    """A one-thread pool of the 1.52-2.x `_ThreadPool` kind, which runs small jobs with the least
+    hand-over cost; None where the backend lacks it or operators run through the Pipeline
+    fallback."""
+    cls = getattr(_b, "_ThreadPool", None)
+    if cls is None or use_pipeline():
+        return None
+    try:
+        return cls(1, CPU_ONLY_DEVICE_ID)
+    except Exception:  # noqa: BLE001 - no small-call path then
+        return None

@@ -221,21 +221,11 @@ _small_tls = threading.local()
 
 
 def _small_pool():
-    """This thread's one-thread pool (the 1.52-2.x `_ThreadPool`, which runs small jobs with
-    the least hand-over cost), or None where the backend lacks it or runs the Pipeline
-    fallback. Note: the one place outside _backend that names a backend class."""
+    """This thread's one-thread pool (see _backend.single_thread_pool), or None."""
     pool = getattr(_small_tls, "pool", False)
     if pool is False:
-        pool = None
-        cls = getattr(getattr(_be, "_b", None), "_ThreadPool", None)
-        use_pipeline = getattr(_be, "use_pipeline", None)
-        fallback = use_pipeline() if callable(use_pipeline) else getattr(_be, "USE_PIPELINE", False)
-        if cls is not None and not fallback:
-            try:
-                pool = _SmallPool(cls(1, _be.CPU_ONLY_DEVICE_ID))
-            except Exception:  # noqa: BLE001 - no small path then
-                pool = None
-        _small_tls.pool = pool
+        facade = _be.single_thread_pool()
+        pool = _small_tls.pool = _SmallPool(facade) if facade is not None else None
     return pool
 
 
