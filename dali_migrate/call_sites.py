@@ -15,7 +15,6 @@ from typing import Optional
 import libcst as cst
 import libcst.matchers as m
 
-from dali_migrate.cst_util import code
 from dali_migrate.parents import Parents
 from dali_migrate.pipeline_analysis import NOT_CONVERTED, PERF_ONLY, SETTINGS, PipelineInfo
 from dali_migrate.rules.base import CallSiteRule

@@ -297,13 +297,7 @@ class Operator:
                 stream = stream_for_device(self._gpu_id)
             with device_guard(self._gpu_id):
                 return self._run(pool, inputs, arg_inputs, batch_size, stream)
-        ws = _b._Workspace(pool.facade, stream)  # (CPU: inline, no extra call)
-        for x in inputs:
-            ws.AddInput(x)
-        for name, x in arg_inputs.items():
-            ws.AddArgumentInput(name, x)
-        self._op.SetupAndRun(ws, batch_size)
-        return ws.GetOutputs()
+        return self._run(pool, inputs, arg_inputs, batch_size, stream)
 
     def _run(self, pool, inputs, arg_inputs, batch_size, stream):
         ws = _b._Workspace(pool.facade, stream)

@@ -7,9 +7,8 @@ helpers that build operators are left as they are; each gets one marker saying w
 from __future__ import annotations
 
 import libcst as cst
-import libcst.matchers as m
 
-from dali_migrate.dali_imports import FN, OPS, PIPELINE_CLASS
+from dali_migrate.dali_imports import OPS, PIPELINE_CLASS
 from dali_migrate.rules.base import DetectorRule
 
 _ITERATOR_HINT = (

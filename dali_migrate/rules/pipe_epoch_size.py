@@ -11,7 +11,6 @@ evaluated twice, so such a call site is left to a person.
 from __future__ import annotations
 
 import libcst as cst
-import libcst.matchers as m
 
 from dali_migrate.cst_util import kwarg, names_in, without_kwargs
 from dali_migrate.rules.base import CallSiteRule

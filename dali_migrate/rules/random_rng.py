@@ -7,7 +7,6 @@ random sequence every iteration.
 
 from __future__ import annotations
 
-import libcst as cst
 
 from dali_migrate.cst_util import kwarg, names_in, with_kwarg, without_kwargs
 from dali_migrate.rules.base import OpCallRule

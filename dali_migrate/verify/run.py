@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import importlib.util
-import itertools
 import math
 import os
 import sys
@@ -111,6 +110,16 @@ def _is_pipeline_def(source: str, name: str) -> bool:
     return False
 
 
+def _prepare(text: str, path: Path, name: str, device: str) -> str:
+    """What of ``text`` runs: moved to the CPU for ``--device cpu``, cut to ``name``'s needs."""
+    if device == "cpu":
+        text = to_cpu(text)
+    try:
+        return slice_source(text, [name])
+    except SliceError as e:
+        raise VerifyError(f"{path}: {e}") from None
+
+
 def _sources(opts: Options):
     text = _read(opts.original)
     try:
@@ -118,20 +127,9 @@ def _sources(opts: Options):
     except cst.ParserSyntaxError as e:
         raise VerifyError(f"{opts.original}:{e.raw_line}: does not parse: {e.message}") from None
     name = _pick_name(text, opts.original, opts.name)
-    if opts.device == "cpu":
-        text = to_cpu(text)
-    try:
-        original = slice_source(text, [name])
-    except SliceError as e:
-        raise VerifyError(f"{opts.original}: {e}") from None
+    original = _prepare(text, opts.original, name, opts.device)
     if opts.against is not None:
-        conv_text = _read(opts.against)
-        if opts.device == "cpu":
-            conv_text = to_cpu(conv_text)
-        try:
-            converted = slice_source(conv_text, [name])
-        except SliceError as e:
-            raise VerifyError(f"{opts.against}: {e}") from None
+        converted = _prepare(_read(opts.against), opts.against, name, opts.device)
     else:
         result = convert_source(original, path=str(opts.original))
         if result.markers:
