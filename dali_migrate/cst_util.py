@@ -6,6 +6,8 @@ from typing import Iterable, Optional
 
 import libcst as cst
 
+from dali_migrate import cst_walk
+
 
 def dotted(node: cst.BaseExpression) -> Optional[str]:
     """``a.b.c`` for a Name/Attribute chain, else None."""
@@ -95,14 +97,7 @@ def _fix_trailing_comma(new_args: list, old_args: Iterable[cst.Arg]) -> list:
 
 def names_in(node: cst.CSTNode) -> set:
     """Every identifier spelled in ``node`` (names, attributes, parameters)."""
-    found: set = set()
-
-    class _V(cst.CSTVisitor):
-        def visit_Name(self, n: cst.Name) -> None:
-            found.add(n.value)
-
-    node.visit(_V())
-    return found
+    return cst_walk.names(node)
 
 
 def fresh_name(base: str, taken: set) -> str:

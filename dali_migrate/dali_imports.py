@@ -11,6 +11,7 @@ from typing import Optional
 
 import libcst as cst
 
+from dali_migrate import cst_walk
 from dali_migrate.cst_util import dotted
 
 FN = "nvidia.dali.fn"
@@ -71,13 +72,7 @@ class DaliNames:
 def collect(module: cst.Module) -> DaliNames:
     names = DaliNames()
 
-    class _V(cst.CSTVisitor):
-        def on_visit(self, node: cst.CSTNode) -> bool:
-            # Imports are statements: nothing inside an expression can hold one.
-            if isinstance(node, cst.BaseExpression):
-                return False
-            return super().on_visit(node)
-
+    class _V:
         def visit_Import(self, node: cst.Import) -> None:
             bound = []
             for alias in node.names:
@@ -112,5 +107,11 @@ def collect(module: cst.Module) -> DaliNames:
                 bound.append(local)
             names.statements.append((node, bound))
 
-    module.visit(_V())
+    v = _V()
+    # Imports are statements: nothing inside an expression can hold one.
+    for node in cst_walk.walk(module, not_into=(cst.BaseExpression,)):
+        if type(node) is cst.Import:
+            v.visit_Import(node)
+        elif type(node) is cst.ImportFrom:
+            v.visit_ImportFrom(node)
     return names

@@ -7,6 +7,7 @@ they were, with markers; then apply everything in one transformer pass and fix t
 
 from __future__ import annotations
 
+import ast
 import copy
 import re
 from typing import Optional
@@ -14,7 +15,7 @@ from typing import Optional
 import libcst as cst
 import libcst.matchers as m
 
-from dali_migrate import call_sites, legacy, markers, parents as parents_mod, rules as rules_mod
+from dali_migrate import call_sites, cst_walk, legacy, markers, parents as parents_mod, rules as rules_mod
 from dali_migrate.catalog import load as load_catalog
 from dali_migrate.config import Config
 from dali_migrate.cst_util import code, fresh_name, names_in, with_kwarg, without_kwargs
@@ -31,6 +32,30 @@ _DALI_WORD = re.compile(r"dali", re.IGNORECASE)
 
 def mentions_dali(text: str) -> bool:
     return _DALI_WORD.search(text) is not None
+
+
+def output_syntax_error(source: str, output: str) -> Optional[int]:
+    """None if ``output`` parses; else the line where it does not (0: no line known).
+
+    Python's own parser (C, a tenth of libcst's time) decides, unless it rejects the input too:
+    code newer than this interpreter, which libcst then judges as it judged the input."""
+    try:
+        compile(output, "<output>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+        return None
+    except SyntaxError as e:
+        line = e.lineno or 0
+    except (ValueError, RecursionError, MemoryError):
+        line = 0
+    try:
+        compile(source, "<input>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+        return line  # the input was valid Python here, the output is not
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        pass
+    try:
+        cst.parse_module(output)
+    except cst.ParserSyntaxError as e:
+        return e.raw_line or 0
+    return None
 
 
 def _enabled(config: Config) -> Optional[frozenset]:
@@ -303,6 +328,18 @@ class _Apply(cst.CSTTransformer):
     def __init__(self, conv: _Converter, site_rewrites: dict, drops: dict):
         self.conv, self.site_rewrites, self.drops = conv, site_rewrites, drops
         self.removed: set = set()
+        # Only the paths from the root to the nodes that change are rebuilt: a full transformer
+        # pass over a file costs about as much as parsing it (issue 6).
+        touched = {*conv.replace, *site_rewrites, *drops, *conv.marks}
+        self.enter: set = set()
+        for node_id in touched:
+            node = conv.parents.parent.get(node_id)
+            while node is not None and id(node) not in self.enter:
+                self.enter.add(id(node))
+                node = conv.parents.parent.get(id(node))
+
+    def on_visit(self, node) -> bool:
+        return id(node) in self.enter
 
     def _with_marks(self, original, updated):
         marks = self.conv.marks.get(id(original))
@@ -473,23 +510,17 @@ def _names_outside_imports_indexed(index) -> set:
 
 def _names_outside_imports(module: cst.Module) -> set:
     found: set = set()
-
-    class _V(cst.CSTVisitor):
-        def visit_Import(self, node):
-            return False
-
-        def visit_ImportFrom(self, node):
-            return False
-
-        def visit_Attribute(self, node):
-            # In `ndd.math.sqrt` only `ndd` refers to a binding; `math` is an attribute name.
-            node.value.visit(self)
-            return False
-
-        def visit_Name(self, node):
+    stack = [module]
+    while stack:
+        node = stack.pop()
+        tp = type(node)
+        if tp is cst.Name:
             found.add(node.value)
-
-    module.visit(_V())
+        elif tp is cst.Attribute:
+            # In `ndd.math.sqrt` only `ndd` refers to a binding; `math` is an attribute name.
+            stack.append(node.value)
+        elif tp is not cst.Import and tp is not cst.ImportFrom:
+            stack.extend(cst_walk.children(node))
     return found
 
 

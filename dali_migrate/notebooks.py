@@ -29,6 +29,7 @@ from typing import Callable, Optional
 
 import libcst
 
+from dali_migrate.engine import output_syntax_error
 from dali_migrate.model import ConversionError, ConversionResult, Marker, Status
 
 #: Cell magics whose body is Python run in the kernel: the body is converted, the magic kept.
@@ -381,10 +382,9 @@ def convert_notebook(text: str, *, path: str, config, convert: Callable[..., Con
         segments = [mc.masked for mc in masked]
         out_starts = starts
     else:
-        try:
-            libcst.parse_module(result.output)
-        except libcst.ParserSyntaxError as e:
-            cell, cell_line = _locate(e.raw_line, starts, masked)
+        bad_line = output_syntax_error(module, result.output)
+        if bad_line is not None:
+            cell, cell_line = _locate(bad_line or None, starts, masked)
             raise NotebookError("internal error: converted code does not parse", cell_line, cell) from None
         segments, out_starts = _split(result.output, seps, masked)
 

@@ -1,4 +1,4 @@
-"""One pass over a libcst tree that records, for every node, its parent, its place in pre-order
+"""One walk over a libcst tree that records, for every node, its parent, its place in pre-order
 and its subtree's extent, plus the nodes of each type.
 
 libcst's matchers (``m.findall``) and metadata providers walk the whole tree on every query; the
@@ -12,30 +12,16 @@ from typing import Optional
 
 import libcst as cst
 
+from dali_migrate.cst_walk import children
 
-class Parents(cst.CSTVisitor):
+
+class Parents:
     def __init__(self) -> None:
-        self._stack: list = []
         self.parent: dict = {}
         self.order: list = []  # every node, in pre-order
         self.span: dict = {}  # id(node) -> (first, end): order[first:end] is its subtree
         self._by_type: dict = {}  # type -> [positions in order]
         self._names: Optional[dict] = None
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        if self._stack:
-            self.parent[id(node)] = self._stack[-1]
-        pos = len(self.order)
-        self.order.append(node)
-        self.span[id(node)] = (pos, pos)
-        self._by_type.setdefault(type(node), []).append(pos)
-        self._stack.append(node)
-        return True
-
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        self._stack.pop()
-        first, _ = self.span[id(original_node)]
-        self.span[id(original_node)] = (first, len(self.order))
 
     # -- queries ---------------------------------------------------------------------------
     def of(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
@@ -92,7 +78,28 @@ class Parents(cst.CSTVisitor):
 _SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
 
 
+_END = object()
+
+
 def build(module: cst.Module) -> Parents:
+    """Index ``module`` in one walk (cst_walk's: whitespace and punctuation are not indexed)."""
     p = Parents()
-    module.visit(p)
+    order, parent, span, by_type = p.order, p.parent, p.span, p._by_type
+    stack: list = [(module, None)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node, up = pop()
+        if up is _END:
+            span[id(node)] = (span[id(node)][0], len(order))
+            continue
+        pos = len(order)
+        order.append(node)
+        if up is not None:
+            parent[id(node)] = up
+        span[id(node)] = (pos, pos)
+        by_type.setdefault(type(node), []).append(pos)
+        push((node, _END))
+        kids = children(node)
+        for kid in reversed(kids):
+            push((kid, node))
     return p

@@ -143,11 +143,10 @@ def _finish(path: Path, src: SourceFile, result: ConversionResult, options: Opti
     )
     if not out.changed:
         return out
-    try:
-        libcst.parse_module(result.output)
-    except libcst.ParserSyntaxError as e:
+    bad_line = engine.output_syntax_error(src.text, result.output)
+    if bad_line is not None:
         # Never hand the user code that does not parse, not even as a diff.
-        return FileResult.failed(str(path), "internal error: converted code does not parse", e.raw_line)
+        return FileResult.failed(str(path), "internal error: converted code does not parse", bad_line or None)
     if options.diff:
         out.diff = unified_diff(str(path), src.text, result.output)
     if options.write:
@@ -228,6 +227,11 @@ def _may_mention_dali(path: Path) -> bool:
 
 
 def _run_pool(paths, options, jobs, on_result) -> list[FileResult]:
+    # Workers forked from here inherit what is loaded now instead of each loading it again.
+    from dali_migrate import catalog, rules
+
+    catalog.load()
+    rules.all_rules()
     pool = concurrent.futures.ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init)
     futures: dict = {}
     try:
