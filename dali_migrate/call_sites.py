@@ -308,18 +308,26 @@ def _plan_uses(scope, var, assign, parents, site, pipe_rules, batch_rules, p: Pl
         if (isinstance(n, cst.AssignTarget) and binds_var(n.target))
         or (isinstance(n, (cst.For, cst.AugAssign, cst.AnnAssign)) and binds_var(n.target))
     ]
+    nodes = own.nodes
     if len(bindings) != 1:
-        p.blockers.append((parents.statement(assign), f"`{var}` is assigned more than once: dali-migrate cannot follow which pipeline it holds"))
-        return []
+        nodes = _nodes_while_bound(bindings, assign, own.nodes, parents)
+        if nodes is None:
+            p.blockers.append((parents.statement(assign), f"`{var}` is assigned more than once: dali-migrate cannot follow which pipeline it holds"))
+            return []
     state = _State(var=var, other_pipes=set(others))
-    for node in _track_names(own.nodes, state, parents):
+    for node in _track_names(nodes, state, parents):
         p.blockers.append((parents.statement(node), "a name holding pipeline outputs is also assigned other values here: convert by hand"))
+    if nodes is not own.nodes and (state.outputs or state.batches):
+        # Outputs may outlive the next assignment of the variable; by name they cannot be told
+        # apart from the outputs of what it holds next.
+        p.blockers.append((parents.statement(assign), f"`{var}` is assigned more than once and its outputs are kept in variables: convert by hand"))
+        return []
     tracked = {var} | state.outputs | state.batches
     p.tracked |= {(id(scope), n) for n in state.outputs | state.batches}
     for nested in _free_in_nested(own, tracked, parents):
         p.blockers.append((nested, f"a nested function uses the pipeline `{var}` or its outputs: convert by hand"))
     factories = []
-    for node in own.nodes:
+    for node in nodes:
         if isinstance(node, cst.Name) and node.value in tracked:
             if _is_binding(node, parents):
                 continue
@@ -337,6 +345,34 @@ def _plan_uses(scope, var, assign, parents, site, pipe_rules, batch_rules, p: Pl
             # Subscripts and calls that yield batches (out[0], b.as_cpu()) are expressions of their own.
             _plan_expr(node, "batch", parents, state, site, pipe_rules, batch_rules, p)
     return factories
+
+
+def _nodes_while_bound(bindings: list, assign, nodes: list, parents: Parents) -> Optional[list]:
+    """The scope's nodes from ``assign`` up to the variable's next assignment, when every
+    assignment of it is a plain ``var = ...`` statement of one block (straight-line code, so each
+    use sees the last assignment above it: `pipe = train(...)` ... `pipe = val(...)`); else None."""
+    stmts = []
+    for b in bindings:
+        owner = parents.of(b)
+        stmt = parents.statement(b)
+        if not (isinstance(b, cst.AssignTarget) and isinstance(owner, cst.Assign) and len(owner.targets) == 1):
+            return None
+        stmts.append(stmt)
+    blocks = {id(parents.of(s)) for s in stmts}
+    if len(blocks) != 1 or parents.statement(assign) not in stmts:
+        return None
+    starts = sorted(parents.span[id(s)][0] for s in stmts)
+    var = bindings[0].target.value if isinstance(bindings[0].target, cst.Name) else None
+    if var is None or any(
+        isinstance(n, cst.Name) and n.value == var and parents.span[id(n)][0] < starts[0] for n in nodes
+    ):
+        return None  # a use above the first assignment (in a loop: the last one's value)
+    lo = parents.span[id(parents.statement(assign))][0]
+    later = [x for x in starts if x > lo]
+    hi = later[0] if later else len(parents.order)
+    # The assignment's own value (`pipe = make(pipe)`) reads the previous binding: start after it.
+    lo = parents.span[id(assign.value)][1] if isinstance(assign, cst.Assign) else lo
+    return [n for n in nodes if lo <= parents.span[id(n)][0] < hi]
 
 
 def _is_binding(ref: cst.Name, parents: Parents) -> bool:

@@ -71,6 +71,8 @@ def _settings_params(info: PipelineInfo) -> list:
 
 def _with_settings(params: cst.Parameters, info: PipelineInfo) -> cst.Parameters:
     new = _settings_params(info)
+    if not new and not params.kwonly_params:
+        return params  # every setting is already a parameter (a Pipeline subclass's __init__)
     if params.star_arg is cst.MaybeSentinel.DEFAULT or params.star_arg is None:
         return params.with_changes(star_arg=cst.ParamStar(), kwonly_params=[*params.kwonly_params, *new])
     return params.with_changes(kwonly_params=[*params.kwonly_params, *new])
