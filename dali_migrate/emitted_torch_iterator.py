@@ -9,6 +9,10 @@ generator that the original took from ``pipe.run()`` and returns the same epochs
 PARTIAL, padded readers, ``auto_reset``, ``reset()``, ``len()``, ``prepare_first_batch``, sharded
 readers moving to the next shard each epoch. Checkpointing is not kept (the converted pipeline
 has none). ``reader_meta`` is the reader's ``get_metadata()`` (``reader_name=`` in the original).
+
+The JAX iterator's class is this one with a few text edits (``rules/jax_iterator.py``: the
+docstring, the ``out.torch()`` line, the PARTIAL cut and ``return [batch]``); an edit whose text no
+longer appears here exactly once fails the conversion (and the tests), so change those lines together.
 """
 
 # fmt: off

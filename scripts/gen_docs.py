@@ -48,6 +48,7 @@ EXAMPLES = {
     "external-source": ("external_source_callables", "fn.external_source(source=per_sample, batch=False",
                         "types.SampleInfo(i * batch_size + j, j, i, 0)"),
     "torch-iterator": ("dali_generic_iterator", "DALIGenericIterator(", "loader = DaliTorchIterator("),
+    "jax-iterator": ("jax_generic_iterator", "DALIGenericIterator(", "loader = DaliJaxIterator("),
 }
 
 KINDS = {

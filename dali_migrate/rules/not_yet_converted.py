@@ -15,20 +15,42 @@ _ITERATOR_HINT = (
     "framework iterator over a pipeline: not converted yet; iterate the converted generator and use "
     "batch.torch() (PyTorch) or DLPack instead"
 )
-# What to do per framework plugin (the PyTorch iterators over one pipeline are converted by the
-# torch-iterator rule; what is left here is what that rule could not convert).
+# What to do per framework plugin. The PyTorch and JAX DALIGenericIterator over one pipeline are
+# converted (torch-iterator, jax-iterator rules); what is left here is what those could not convert
+# and what has no conversion yet because it cannot be checked against the real iterator here: DALI
+# 2.4 has no MXNet plugin, its TF plugin must be compiled against TensorFlow, and its Paddle
+# iterator needs a CUDA build of Paddle (it makes a CUDAPlace for every batch).
 _FRAMEWORK_HINTS = {
     "pytorch": "PyTorch iterator not converted (see the call-site marker): iterate the converted generator, "
                "outputs via batch.torch(), and keep the iterator's epoch length and last-batch policy by hand",
-    "tf": "TensorFlow DALIDataset needs pipeline mode: keep this pipeline, or feed tf.data from the converted "
-          "generator (tf.data.Dataset.from_generator over batch.cpu() / np.asarray(ndd.as_tensor(batch)) or DLPack)",
-    "jax": "JAX iterator: iterate the converted generator and convert outputs with jax.dlpack.from_dlpack(ndd.as_tensor(batch)); "
-           "keep the iterator's epoch length / last-batch policy and sharding by hand",
+    "tf": "TensorFlow {iterator} runs the pipeline object itself (compiled DALI TF plugin): keep this pipeline in "
+          "pipeline mode; to move to dynamic mode instead, make the dataset with tf.data.Dataset.from_generator over "
+          "the converted generator, each output as np.asarray(ndd.as_tensor(batch.cpu())), output_signature= a "
+          "tf.TensorSpec per output from output_shapes/output_dtypes (the generator yields what the dataset did, "
+          "batch after batch across epochs)",
+    "jax": "JAX iterator not converted (see the call-site marker): iterate the converted generator, make each batch "
+           "{name: jax.dlpack.from_dlpack(ndd.as_tensor(batch))} and keep the iterator's epoch length and last-batch "
+           "policy (FILL/DROP) by hand; over several devices, one converted generator per device (shard_id=, "
+           "num_shards=) and jax.make_array_from_single_device_arrays",
     "mxnet": "MXNet iterator: iterate the converted generator and convert outputs via DLPack "
-             "(mx.nd.from_dlpack(ndd.as_tensor(batch))); keep the epoch length / last-batch policy by hand",
+             "(mx.nd.from_dlpack(ndd.as_tensor(batch).__dlpack__())) into [mx.io.DataBatch(data=..., label=..., pad=...)]; "
+             "keep the epoch length / last-batch policy by hand (DALI 2.4 ships no MXNet plugin: this code does not run "
+             "with it as it is)",
     "paddle": "Paddle iterator: iterate the converted generator and convert outputs via DLPack "
-              "(paddle.utils.dlpack.from_dlpack(ndd.as_tensor(batch))); keep the epoch length / last-batch policy by hand",
+              "(paddle.utils.dlpack.from_dlpack(ndd.as_tensor(batch))) into [{name: paddle.Tensor}]; keep the epoch "
+              "length / last-batch policy by hand (PARTIAL: cut the last batch to the epoch's samples; LoD outputs "
+              "(name, level) by hand)",
 }
+# The decorators make the pipeline and the iterator in one: the function is a pipeline definition.
+_DATA_ITERATOR_HINT = (
+    "@{name}: not converted; the function is a pipeline definition. Without sharding=/devices=: make it "
+    "@pipeline_def(num_threads=4, device_id=0) (the decorator's defaults) and pass one pipeline to "
+    "DALIGenericIterator([pipe], output_map, ...) with the decorator's other arguments, which dali-migrate converts. "
+    "With sharding=/devices=: one converted generator per device (device_id=i, shard_id=device.id, "
+    "num_shards=device count, batch_size=global batch // device count) and "
+    "jax.make_array_from_single_device_arrays per output{peek}"
+)
+_PEEK = "; peek() / peek_async() by hand"
 
 
 def _framework_hint(q: str):
@@ -37,9 +59,21 @@ def _framework_hint(q: str):
         return None
     parts = q.split(".")
     framework, last = parts[3] if len(parts) > 4 else "", parts[-1]
-    if not (last.endswith("Iterator") or last.endswith("Dataset") or last in ("data_iterator", "peekable_data_iterator")):
+    if last in ("data_iterator", "peekable_data_iterator"):
+        return _DATA_ITERATOR_HINT.format(name=last, peek=_PEEK if last.startswith("peekable") else "")
+    if not (last.endswith("Iterator") or last.endswith("Dataset") or last.endswith("DatasetWithInputs")):
         return None
-    return _FRAMEWORK_HINTS.get(framework, _ITERATOR_HINT)
+    hint = _FRAMEWORK_HINTS.get(framework, _ITERATOR_HINT).replace("{iterator}", last)
+    return hint + _PEEK if last == "DALIGenericPeekableIterator" else hint
+
+
+def _decorated_by_data_iterator(func: cst.FunctionDef, names) -> bool:
+    for dec in func.decorators:
+        target = dec.decorator.func if isinstance(dec.decorator, cst.Call) else dec.decorator
+        q = names.qualify(target) or ""
+        if q.startswith("nvidia.dali.plugin.") and q.rsplit(".", 1)[-1] in ("data_iterator", "peekable_data_iterator"):
+            return True
+    return False
 
 
 def _find(module: cst.Module, names, parents, converted: set) -> list:
@@ -82,6 +116,8 @@ def _find(module: cst.Module, names, parents, converted: set) -> list:
     from dali_migrate.pipeline_analysis import helpers_with_ops
 
     for name, func in helpers_with_ops(module, names).items():
+        if _decorated_by_data_iterator(func, names):
+            continue  # a pipeline definition: the decorator's marker says what to do
         mark(
             func,
             f"{name}() builds DALI operators with fn.*, which only works inside a pipeline: convert it with the pipelines that call it (ndd calls, batch_size= on random ops)",
@@ -91,6 +127,8 @@ def _find(module: cst.Module, names, parents, converted: set) -> list:
         q = names.qualify(target) or ""
         if q.endswith("autoserialize"):
             mark(parents.of(dec), "@autoserialize: serving (Triton) needs pipeline mode; keep this pipeline as it is")
+        elif not isinstance(dec.decorator, cst.Call) and _framework_hint(q) is not None:
+            mark(parents.of(dec), _framework_hint(q))  # `@data_iterator` without arguments
     return found
 
 

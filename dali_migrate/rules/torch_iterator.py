@@ -17,6 +17,12 @@ Left to a person (the pipeline and the iterator stay, with a marker): several pi
 GPU), a ``last_batch_policy`` / ``fill_last_batch`` that is not written out, a ``reader_name``
 that is not the pipeline's reader's ``name=``, a pipeline made by a factory (its reader's
 arguments cannot be matched), a batch size the tool cannot see, ``*args``.
+
+The epoch logic is the same for every framework's iterator (all derive from DALI's
+``_DaliBaseIterator``); only the conversion of an output and the returned structure differ.
+:class:`Framework` holds those differences, and the other frameworks' rules (``jax_iterator``)
+build their rule from it with :func:`make_rule` and their class from the torch one with
+:func:`class_source`'s ``edits``.
 """
 
 from __future__ import annotations
@@ -32,23 +38,61 @@ from dali_migrate.rules.base import CallSiteRule
 from dali_migrate.rules.pipe_epoch_size import _SIMPLE, CannotConvert, _param_values, reader_expression
 
 CLASS_NAME = "DaliTorchIterator"
-_ITERATORS = {
-    "nvidia.dali.plugin.pytorch.DALIGenericIterator": "generic",
-    "nvidia.dali.plugin.pytorch.DALIClassificationIterator": "classification",
-}
-_PARAMS = {
-    "generic": ["pipelines", "output_map", "size", "reader_name", "auto_reset", "fill_last_batch",
-                "dynamic_shape", "last_batch_padded", "last_batch_policy", "prepare_first_batch"],
-    "classification": ["pipelines", "size", "reader_name", "auto_reset", "fill_last_batch",
-                       "dynamic_shape", "last_batch_padded", "last_batch_policy", "prepare_first_batch"],
-}
 _POLICIES = ("FILL", "DROP", "PARTIAL")
 _POLICY_CLASSES = ("nvidia.dali.plugin.base_iterator.LastBatchPolicy", "nvidia.dali.plugin.pytorch.LastBatchPolicy")
 
 
-def class_source(name: str = CLASS_NAME) -> str:
+@dataclasses.dataclass(frozen=True)
+class Framework:
+    """What one framework's iterators over one pipeline differ in."""
+
+    class_name: str
+    #: the key of the emitted class among the converted file's module-level helpers
+    helper: str
+    #: qualified iterator name -> "generic" / "classification"
+    iterators: dict
+    #: kind -> the constructor's parameters in positional order
+    params: dict
+    #: LastBatchPolicy members the iterator accepts
+    policies: tuple = _POLICIES
+    policy_classes: tuple = _POLICY_CLASSES
+    #: before the iterator's name in reasons ("JAX ")
+    prefix: str = ""
+    #: framework-only arguments: {name: literal values (code) that mean the default, dropped}; any
+    #: other value is a reason to leave the call to a person, taken from ``unconverted``
+    defaults_only: dict = dataclasses.field(default_factory=dict)
+    unconverted: dict = dataclasses.field(default_factory=dict)
+    #: why a policy the iterator refuses is not converted, by policy
+    refused_policy: dict = dataclasses.field(default_factory=dict)
+    #: (site) -> (old, new) text edits that turn the torch class into this framework's
+    edits: Callable = lambda site: ()
+
+
+TORCH = Framework(
+    class_name=CLASS_NAME,
+    helper="torch-iterator",
+    iterators={
+        "nvidia.dali.plugin.pytorch.DALIGenericIterator": "generic",
+        "nvidia.dali.plugin.pytorch.DALIClassificationIterator": "classification",
+    },
+    params={
+        "generic": ["pipelines", "output_map", "size", "reader_name", "auto_reset", "fill_last_batch",
+                    "dynamic_shape", "last_batch_padded", "last_batch_policy", "prepare_first_batch"],
+        "classification": ["pipelines", "size", "reader_name", "auto_reset", "fill_last_batch",
+                           "dynamic_shape", "last_batch_padded", "last_batch_policy", "prepare_first_batch"],
+    },
+)
+
+
+def class_source(name: str = CLASS_NAME, edits=()) -> str:
+    """The emitted class's source, named ``name``; ``edits`` are (old, new) replacements, each of
+    a text the class holds exactly once (so that a change to the class cannot skip one silently)."""
     text = Path(__file__).resolve().parent.parent.joinpath("emitted_torch_iterator.py").read_text()
     body = text[text.index(f"\nclass {CLASS_NAME}:") + 1 :]
+    for old, new in edits:
+        if body.count(old) != 1:
+            raise AssertionError(f"the emitted iterator class holds {body.count(old)} copies of {old!r}, not one")
+        body = body.replace(old, new)
     return body.replace(CLASS_NAME, name)
 
 
@@ -58,38 +102,39 @@ class IteratorRule(CallSiteRule):
     helpers: Callable = lambda site: {}
 
 
-def _class_name(site) -> str:
-    return fresh_name(CLASS_NAME, set(site.taken)) if CLASS_NAME in site.taken else CLASS_NAME
+def _class_name(site, fw: Framework = TORCH) -> str:
+    base = fw.class_name
+    return fresh_name(base, set(site.taken)) if base in site.taken else base
 
 
-def _args(call: cst.Call, kind: str):
+def _args(call: cst.Call, kind: str, fw: Framework = TORCH):
     """{parameter: expression} as the iterator's signature binds them, or a reason."""
-    params = _PARAMS[kind]
+    params = fw.params[kind]
     bound = {}
     for i, arg in enumerate(call.args):
         if arg.star:
-            return f"{_short(kind)}(...) with *args/**kwargs: convert by hand"
+            return f"{_short(kind, fw)}(...) with *args/**kwargs: convert by hand"
         if arg.keyword is None:
             if i >= len(params):
-                return f"{_short(kind)}(...) with more positional arguments than it takes"
+                return f"{_short(kind, fw)}(...) with more positional arguments than it takes"
             bound[params[i]] = arg.value
         else:
             if arg.keyword.value not in params:
-                return f"{_short(kind)}(...) gets {arg.keyword.value}=, which dali-migrate does not know"
+                return f"{_short(kind, fw)}(...) gets {arg.keyword.value}=, which dali-migrate does not know"
             bound[arg.keyword.value] = arg.value
     return bound
 
 
-def _short(kind: str) -> str:
-    return "DALIGenericIterator" if kind == "generic" else "DALIClassificationIterator"
+def _short(kind: str, fw: Framework = TORCH) -> str:
+    return fw.prefix + ("DALIGenericIterator" if kind == "generic" else "DALIClassificationIterator")
 
 
-def _policy(expr, names):
+def _policy(expr, names, fw: Framework = TORCH):
     q = names.qualify(expr) if names is not None else None
     if q is None:
         return None
     cls, _, member = q.rpartition(".")
-    return member if cls in _POLICY_CLASSES and member in _POLICIES else None
+    return member if cls in fw.policy_classes and member in _POLICIES else None
 
 
 def _batch_size(site):
@@ -106,23 +151,26 @@ def _batch_size(site):
     return value
 
 
-def _plan(call: cst.Call, site):
+def _plan(call: cst.Call, site, fw: Framework = TORCH):
     """(new keyword args, output_map) or a reason (str)."""
-    kind = _ITERATORS[site.names.qualify(call.func)]
-    bound = _args(call, kind)
+    kind = fw.iterators[site.names.qualify(call.func)]
+    bound = _args(call, kind, fw)
     if isinstance(bound, str):
         return bound
     if any(op.fn_name == "external_source" for _, op in site.pipeline.op_calls):
-        return f"{_short(kind)} over a pipeline with fn.external_source: at the source's end the original restarts it on reset(), the converted generator ends; convert by hand"
+        return f"{_short(kind, fw)} over a pipeline with fn.external_source: at the source's end the original restarts it on reset(), the converted generator ends; convert by hand"
     pipes = bound.get("pipelines")
     if isinstance(pipes, (cst.List, cst.Tuple)) and len(pipes.elements) != 1:
-        return f"{_short(kind)} over several pipelines (one per GPU): convert by hand, one converted generator per GPU"
+        return f"{_short(kind, fw)} over several pipelines (one per GPU): convert by hand, one converted generator per GPU"
     if kind == "generic" and "output_map" not in bound:
-        return "DALIGenericIterator without output_map"
+        return f"{_short(kind, fw)} without output_map"
+    for key, defaults in fw.defaults_only.items():
+        if key in bound and not (isinstance(bound[key], cst.Name) and bound[key].value in defaults):
+            return f"{_short(kind, fw)}({key}=...): {fw.unconverted[key]}"
     try:
         bs = _batch_size(site)
     except CannotConvert as e:
-        return f"{_short(kind)}: {e}; convert by hand"
+        return f"{_short(kind, fw)}: {e}; convert by hand"
     new = [("batch_size", bs)]
     if "reader_name" in bound:
         name = bound["reader_name"]
@@ -133,11 +181,11 @@ def _plan(call: cst.Call, site):
             and isinstance(reader_name.value, cst.SimpleString)
             and reader_name.value.evaluated_value == name.evaluated_value
         ):
-            return f"{_short(kind)}(reader_name=...): cannot match the name to the pipeline's reader; convert by hand"
+            return f"{_short(kind, fw)}(reader_name=...): cannot match the name to the pipeline's reader; convert by hand"
         try:
             reader = reader_expression(site)
         except CannotConvert as e:
-            return f"{_short(kind)}(reader_name=...): {e}; convert by hand"
+            return f"{_short(kind, fw)}(reader_name=...): {e}; convert by hand"
         new.append(("reader_meta", cst.Call(func=cst.Attribute(value=_one_line(reader), attr=cst.Name("get_metadata")))))
     for key in ("size", "auto_reset", "last_batch_padded"):
         if key in bound:
@@ -146,13 +194,15 @@ def _plan(call: cst.Call, site):
     if "fill_last_batch" in bound:
         value = bound["fill_last_batch"]
         if not (isinstance(value, cst.Name) and value.value in ("True", "False", "None")):
-            return f"{_short(kind)}(fill_last_batch=...) is not True/False written out: convert by hand"
+            return f"{_short(kind, fw)}(fill_last_batch=...) is not True/False written out: convert by hand"
         if value.value != "None":
             policy = "FILL" if value.value == "True" else "PARTIAL"
     if policy is None and "last_batch_policy" in bound:
-        policy = _policy(bound["last_batch_policy"], site.names)
+        policy = _policy(bound["last_batch_policy"], site.names, fw)
         if policy is None:
-            return f"{_short(kind)}: last_batch_policy is not a LastBatchPolicy member written out; convert by hand"
+            return f"{_short(kind, fw)}: last_batch_policy is not a LastBatchPolicy member written out; convert by hand"
+    if policy is not None and policy not in fw.policies:
+        return f"{_short(kind, fw)}(last_batch_policy=LastBatchPolicy.{policy}): {fw.refused_policy[policy]}"
     if policy is not None and policy != "FILL":
         new.append(("last_batch_policy", cst.SimpleString(f'"{policy}"')))
     if "prepare_first_batch" in bound:
@@ -174,13 +224,13 @@ def _one_line(call: cst.Call) -> cst.Call:
     return call.with_changes(args=args, whitespace_before_args=cst.SimpleWhitespace(""))
 
 
-def blocker(call, site):
-    planned = _plan(call, site)
+def blocker(call, site, fw: Framework = TORCH):
+    planned = _plan(call, site, fw)
     return planned if isinstance(planned, str) else None
 
 
-def _rewrite(call, receiver, site):
-    new, output_map = _plan(call, site)
+def _rewrite(call, receiver, site, fw: Framework = TORCH):
+    new, output_map = _plan(call, site, fw)
     pipe = call.args[0].value
     if isinstance(pipe, (cst.List, cst.Tuple)):
         pipe = pipe.elements[0].value
@@ -191,20 +241,27 @@ def _rewrite(call, receiver, site):
     sep = old[0].comma if len(old) > 1 and isinstance(old[0].comma, cst.Comma) else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
     laid = [a.with_changes(comma=sep) for a in args[:-1]]
     laid.append(args[-1].with_changes(comma=old[-1].comma, whitespace_after_arg=old[-1].whitespace_after_arg))
-    return call.with_changes(func=cst.Name(_class_name(site)), args=laid)
+    return call.with_changes(func=cst.Name(_class_name(site, fw)), args=laid)
 
 
-def _helpers(site):
-    name = _class_name(site)
-    return {"torch-iterator": class_source(name)}
+def _helpers(site, fw: Framework = TORCH):
+    return {fw.helper: class_source(_class_name(site, fw), fw.edits(site))}
 
 
-RULE = IteratorRule(
+def make_rule(fw: Framework, id: str, summary: str) -> IteratorRule:
+    return IteratorRule(
+        id=id,
+        summary=summary,
+        receiver="iterator",
+        methods=tuple(fw.iterators),
+        rewrite=lambda call, receiver, site: _rewrite(call, receiver, site, fw),
+        blocker=lambda call, site: blocker(call, site, fw),
+        helpers=lambda site: _helpers(site, fw),
+    )
+
+
+RULE = make_rule(
+    TORCH,
     id="torch-iterator",
     summary="PyTorch DALIGenericIterator / DALIClassificationIterator over one converted pipeline becomes DaliTorchIterator, a class with the same epoch semantics written into the file",
-    receiver="iterator",
-    methods=tuple(_ITERATORS),
-    rewrite=_rewrite,
-    blocker=blocker,
-    helpers=_helpers,
 )

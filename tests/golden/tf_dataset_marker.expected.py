@@ -15,7 +15,7 @@ def tf_pipe(root):
 def make_dataset(root):
     pipe = tf_pipe(root)
     # dali-migrate: [call-site] the pipeline `pipe` is given to DALIDataset, which dali-migrate does not convert: convert by hand
-    # dali-migrate: [not-yet-converted] TensorFlow DALIDataset needs pipeline mode: keep this pipeline, or feed tf.data from the converted generator (tf.data.Dataset.from_generator over batch.cpu() / np.asarray(ndd.as_tensor(batch)) or DLPack)
+    # dali-migrate: [not-yet-converted] TensorFlow DALIDataset runs the pipeline object itself (compiled DALI TF plugin): keep this pipeline in pipeline mode; to move to dynamic mode instead, make the dataset with tf.data.Dataset.from_generator over the converted generator, each output as np.asarray(ndd.as_tensor(batch.cpu())), output_signature= a tf.TensorSpec per output from output_shapes/output_dtypes (the generator yields what the dataset did, batch after batch across epochs)
     return dali_tf.DALIDataset(
         pipeline=pipe,
         batch_size=32,

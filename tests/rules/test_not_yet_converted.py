@@ -31,3 +31,47 @@ def test_helper_building_operators_is_marked_and_blocks_its_pipeline():
     assert "aug() builds DALI operators with fn.*" in out
     assert "calls aug(), which builds DALI operators itself" in out
     assert "@pipeline_def" in out
+
+
+_READER_PIPE = (
+    "@pipeline_def(batch_size=4, device_id=0)\ndef p(root):\n"
+    "    jpegs, labels = fn.readers.file(file_root=root, name='Reader')\n    return jpegs, labels\n"
+)
+
+
+def test_data_iterator_is_marked_as_a_pipeline_definition_not_as_a_helper():
+    out = convert(
+        "from nvidia.dali.plugin.jax import data_iterator\n"
+        "@data_iterator(output_map=['x'], reader_name='R')\ndef it(root):\n"
+        "    return fn.readers.file(file_root=root, name='R')[0]\n"
+        "@data_iterator\ndef bare():\n    return fn.random.uniform(shape=[2])\n"
+    )
+    assert out.count("[not-yet-converted] @data_iterator: not converted; the function is a pipeline definition") == 2
+    assert "builds DALI operators with fn.*" not in out
+    assert "@pipeline_def(num_threads=4, device_id=0)" in out  # the decorator's defaults, to write out
+
+
+def test_a_users_own_data_iterator_decorator_is_not_a_dali_one():
+    out = convert("from mylib import data_iterator\n@data_iterator\ndef aug(x):\n    return fn.flip(x)\n")
+    assert "aug() builds DALI operators with fn.*" in out and "@data_iterator:" not in out
+
+
+def test_peekable_iterators_add_peek_to_the_hint():
+    out = convert(
+        "from nvidia.dali.plugin.jax.clu import DALIGenericPeekableIterator as It\n" + _READER_PIPE
+        + "pipe = p('d')\nit = It([pipe], ['a', 'b'], reader_name='Reader')\n"
+    )
+    assert "given to DALIGenericPeekableIterator, which dali-migrate does not convert" in out
+    assert "[not-yet-converted] JAX iterator not converted" in out and "peek() / peek_async() by hand" in out
+
+
+def test_tensorflow_hint_names_the_iterator_it_marks():
+    out = convert("import nvidia.dali.plugin.tf as dali_tf\n" + _READER_PIPE + "pipe = p('d')\nds = dali_tf.DALIDatasetWithInputs(pipeline=pipe)\n")
+    assert "[not-yet-converted] TensorFlow DALIDatasetWithInputs runs the pipeline object itself" in out
+    assert "tf.data.Dataset.from_generator" in out and "{iterator}" not in out
+
+
+def test_paddle_hint_keeps_partial_and_lod_for_a_person():
+    out = convert("from nvidia.dali.plugin.paddle import DALIGenericIterator\n" + _READER_PIPE + "pipe = p('d')\nit = DALIGenericIterator([pipe], ['a', 'b'])\n")
+    assert "paddle.utils.dlpack.from_dlpack(ndd.as_tensor(batch))" in out
+    assert "PARTIAL: cut the last batch" in out and "@pipeline_def" in out
