@@ -37,6 +37,13 @@ class OpInfo:
     # fn_name DALI recommends instead, even when it is not a drop-in (ssd_random_crop ->
     # random_bbox_crop); deprecated_alias_of is set only when a plain rename is safe.
     replaced_by: Optional[str] = None
+    # Outputs of a call that passes none of num_outputs_args, or passes them at their default
+    # literal (resize: 1 unless save_attrs); None where the count follows the number of inputs
+    # or DALI cannot count without more arguments.
+    default_num_outputs: Optional[int] = None
+    # Arguments that change the output count -> their default as a Python literal (None: giving
+    # the argument at all may change the count).
+    num_outputs_args: Tuple[Tuple[str, object], ...] = ()
 
 
 class Catalog:
@@ -47,6 +54,7 @@ class Catalog:
             fields = dict(fields)
             for key in ("args", "devices"):
                 fields[key] = tuple(fields[key])
+            fields["num_outputs_args"] = tuple(sorted(fields.get("num_outputs_args", {}).items()))
             self._by_fn[fn_name] = OpInfo(fn_name=fn_name, **fields)
         self._by_ops = {info.ops_name: info for info in self._by_fn.values() if info.ops_name}
 

@@ -11,6 +11,7 @@ with no hand-kept tables.  Run ``--check`` in CI to catch a stale committed file
 from __future__ import annotations
 
 import argparse
+import ast
 import difflib
 import json
 import sys
@@ -72,6 +73,91 @@ def _ndd_path(ndd, names, b, schema_name: str) -> str | None:
     return None
 
 
+_STRINGS = ("STRING", "TENSOR_LAYOUT")
+_PY_TYPES = {"BOOL": bool, "INT": int, "UINT": int, "FLOAT": float, "STRING": str}
+
+
+def _probe_values(type_name: str) -> list:
+    """Ordinary values of an argument's type (an enum gets none: only the wrong-type probe)."""
+    if type_name == "BOOL":
+        return [True, False]
+    if type_name.endswith("_VEC"):
+        item = {"_BOOL_VEC": True, "_FLOAT_VEC": 1.0, "_STRING_VEC": "a"}.get(type_name, 1)
+        return [[], [item], [item] * 3]
+    if type_name in _STRINGS:
+        return ["", "a"]
+    if type_name.startswith("FLOAT"):
+        return [0.0, 1.0, 2.5]
+    if type_name.startswith(("INT", "UINT")):
+        return [0, 1, 2, 3, 5]
+    return []
+
+
+def _output_counts(b, schema) -> tuple:
+    """(fixed count or None, count when no argument below is given or None, {argument: default literal}).
+
+    DALI counts a call's outputs as CalculateOutputs + CalculateAdditionalOutputs of its OpSpec
+    (ops/__init__.py, _generate_outputs); both are C++ functions of the spec, so which arguments
+    they use is found by asking them: an argument set to a value of the wrong type makes DALI raise
+    when the function reads it, and ordinary values catch functions that only check presence.
+    The default count is kept only when it is the same for every number of inputs the operator
+    takes (bbox_rotate's follows its inputs). A default literal is kept only when passing it
+    explicitly still gives the default count (video readers count file_root="" as given).
+    """
+    def count(args=(), inputs=None) -> int:
+        spec = b.OpSpec(schema.Name())
+        for i in range(schema.MinNumInput() if inputs is None else inputs):
+            spec.AddInput(f"in{i}", "cpu")
+        for name, value in args:
+            spec.AddArg(name, value)
+        return schema.CalculateOutputs(spec) + schema.CalculateAdditionalOutputs(spec)
+
+    try:
+        default = count()
+        lo, hi = schema.MinNumInput(), schema.MaxNumInput()
+        per_inputs = {count(inputs=k) for k in range(lo, min(hi, lo + 4) + 1)}
+    # pybind11 turns DALI's C++ errors into several Python types, hence the broad excepts here.
+    except Exception:  # noqa: BLE001 - an argument without a default is needed (element_extract)
+        return None, None, {}
+    depends = {}
+    for name in schema.GetArgumentNames(True):
+        type_name = str(schema.GetArgumentType(name)).rsplit(".", 1)[-1]
+        wrong = 12345 if type_name in _STRINGS or type_name == "_STRING_VEC" else "not-a-value"
+        try:
+            changes = count([(name, wrong)]) != default
+        except Exception:  # noqa: BLE001 - DALI read it and refused the type
+            changes = True
+        for value in _probe_values(type_name):
+            try:
+                changes = changes or count([(name, value)]) != default
+            except Exception:  # noqa: BLE001
+                pass  # a value the argument refuses is not one a working call passes
+        if changes:
+            depends[name] = _default_literal(schema, name, type_name, lambda v, n=name: count([(n, v)]) == default)
+    # Python-defined ops (python_function, readers.tfrecord) set the count from arguments in
+    # Python and report 0 here, which is not a real count.
+    default = default if default and len(per_inputs) == 1 else None
+    fixed = default if not (schema.HasOutputFn() or depends) else None
+    return fixed, default, depends
+
+
+def _default_literal(schema, name: str, type_name: str, keeps_default):
+    """The argument's default as the literal a call would write (None: there is no such literal)."""
+    if not schema.HasArgumentDefaultValue(name):
+        return None
+    try:
+        value = ast.literal_eval(schema.GetArgumentDefaultValueString(name))
+    except (ValueError, SyntaxError):
+        return None
+    py_type = next((t for prefix, t in _PY_TYPES.items() if type_name.startswith(prefix)), None)
+    if py_type is None or type(value) is not py_type:
+        return None
+    try:
+        return value if keeps_default(value) else None
+    except Exception:  # noqa: BLE001
+        return None
+
+
 def _facts(b, registry, schema_name: str) -> dict:
     """Schema facts.  Alias schemas (FileReader -> readers__File) report 0 inputs and no
     arguments of their own, so inputs/args/outputs are read from the alias target."""
@@ -84,11 +170,7 @@ def _facts(b, registry, schema_name: str) -> dict:
                        ("mixed", registry.mixed_ops())):
         if schema_name in names:
             devices.add(dev)
-    # Output count is a fixed number unless an output function computes it from arguments.
-    # Python-defined ops (python_function, readers.tfrecord) set it from arguments in Python
-    # and report 0 here, which is not a real count.
-    num_outputs = None if target.HasOutputFn() else target.CalculateOutputs(b.OpSpec(target.Name()))
-    num_outputs = num_outputs or None
+    num_outputs, default_num_outputs, num_outputs_args = _output_counts(b, target)
     return {
         # Non-hidden arguments: what fn documents and users write.  Hidden base arguments
         # (device, name, seed on non-random ops, num_threads...) are handled by the codemod.
@@ -96,6 +178,8 @@ def _facts(b, registry, schema_name: str) -> dict:
         "min_inputs": target.MinNumInput(),
         "max_inputs": target.MaxNumInput(),
         "num_outputs": num_outputs,
+        "default_num_outputs": default_num_outputs,
+        "num_outputs_args": num_outputs_args,
         "devices": sorted(devices),
         "deprecated": bool(own.IsDeprecated()),
         # HasRandomStateArg is the test ndd itself uses to add `rng=` (see _op_builder);
@@ -129,7 +213,7 @@ def build_catalog() -> dict:
         if b.GetSchema(old).AliasFor() == new:
             return True
         f_old, f_new = facts[old], facts.get(new) or _facts(b, _registry, new)
-        keys = ("args", "min_inputs", "max_inputs", "num_outputs")
+        keys = ("args", "min_inputs", "max_inputs", "num_outputs", "default_num_outputs", "num_outputs_args")
         return all(f_old[k] == f_new[k] for k in keys)
 
     entries = {}

@@ -125,6 +125,51 @@ def test_consistency(cat):
             assert cat.fn(info.deprecated_alias_of) is not None, info
         if info.is_random:
             assert not info.is_reader, info
+        if info.num_outputs is not None:
+            assert info.default_num_outputs == info.num_outputs and not info.num_outputs_args, info
+
+
+def test_output_count_depends_on_arguments(cat):
+    resize = cat.fn("resize")
+    assert resize.num_outputs is None
+    assert (resize.default_num_outputs, resize.num_outputs_args) == (1, (("save_attrs", False),))
+    # Its count follows the number of inputs (labels are optional): no default count.
+    assert cat.fn("bbox_rotate").default_num_outputs is None
+
+
+@pytest.mark.parametrize(
+    "fn_name, inputs, kwargs",
+    [("resize", 1, {"resize_x": 4}), ("segmentation.random_object_bbox", 1, {}),
+     ("readers.coco", 0, {"file_root": "r", "annotations_file": "a.json"})],
+)
+def test_default_output_count_is_what_dali_builds(cat, fn_name, inputs, kwargs):
+    """The catalog's counts against the DataNodes DALI's fn API gives (a graph only, nothing runs)."""
+    pytest.importorskip("nvidia.dali")
+    from nvidia.dali import Pipeline, backend, fn
+
+    info = cat.fn(fn_name)
+
+    def outputs(**extra) -> int:
+        with Pipeline(batch_size=1, num_threads=1, device_id=None):
+            args = [fn.external_source(name=f"in{i}") for i in range(inputs)]
+            out = _resolve(fn, fn_name)(*args, **{**kwargs, **extra})
+        return len(out) if isinstance(out, (list, tuple)) else 1
+
+    assert info.num_outputs is None and outputs() == info.default_num_outputs
+    # A deprecated name (coco's `masks`) warns and stands for its replacement, checked on its own.
+    schema = backend.GetSchema(info.schema)
+    flags = [(name, default) for name, default in info.num_outputs_args
+             if isinstance(default, bool) and not schema.IsDeprecatedArg(name)]
+    assert flags, info
+    for name, default in flags:
+        assert outputs(**{name: default}) == info.default_num_outputs, name
+        assert outputs(**{name: not default}) != info.default_num_outputs, name
+
+
+def _resolve(root, dotted):
+    for part in dotted.split("."):
+        root = getattr(root, part)
+    return root
 
 
 def test_committed_catalog_matches_installed_dali():

@@ -19,7 +19,7 @@ import pytest
 pytest.importorskip("nvidia.dali")
 hypothesis = pytest.importorskip("hypothesis")
 
-from hypothesis import HealthCheck, assume, given, seed, settings  # noqa: E402
+from hypothesis import HealthCheck, given, seed, settings  # noqa: E402
 
 from _pipegen import OPS, pipelines  # noqa: E402
 from dali_migrate.catalog import load as load_catalog  # noqa: E402
@@ -66,23 +66,9 @@ def workdir():
         yield Path(d)
 
 
-class KnownBug(Exception):
-    """The example hits a bug with its own xfail test below; the property skips it."""
-
-
-def _known_codemod_bug(source: str, result) -> bool:
-    """test_single_resize_output_by_name (xfail): a lone returned name bound to fn.resize."""
-    if not any("is one output or several" in m.reason for m in result.markers):
-        return False
-    ret = source.rstrip().splitlines()[-1].split("return ", 1)[1].replace(".gpu()", "")
-    return "," not in ret and f"{ret} = fn.resize(" in source
-
-
 def check_generated(source: str, images: str, directory: Path, iterations: int = ITERATIONS):
     """Convert `source` and verify the conversion; raises AssertionError with both texts on failure."""
     result = convert_source(source, path="gen_pipe.py")
-    if _known_codemod_bug(source, result):
-        raise KnownBug(source)
     assert not result.markers, (
         "the codemod left markers on a fully convertible pipeline:\n"
         + "\n".join(f"line {m.line}: {m.reason}" for m in result.markers) + "\n" + source
@@ -102,10 +88,7 @@ def check_generated(source: str, images: str, directory: Path, iterations: int =
 @_settings
 @given(g=pipelines())
 def _property(g, images, directory):
-    try:
-        check_generated(g.source, images, directory)
-    except KnownBug:
-        assume(False)
+    check_generated(g.source, images, directory)
 
 
 def test_generated_pipelines_convert_and_verify(images, workdir):
@@ -152,11 +135,20 @@ def gen_pipe(root):
 '''
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "codemod bug (pipeline_analysis.py / pipeline_def rule, not ours): a pipeline returning one "
-    "name bound to fn.resize (variable output count in the catalog: 2 with save_attrs=True) is "
-    "left with 'cannot tell whether `v2` is one output or several', although save_attrs is not "
-    "given; `return fn.resize(...)`, `return v2, labels` and `v3 = fn.flip(v2); return v3` all "
-    "convert."))
 def test_single_resize_output_by_name(images, workdir):
     check_generated(SINGLE_RESIZE_OUTPUT, images, workdir)
+
+
+@pytest.mark.parametrize("save_attrs, converts", [
+    ("False", True),  # the default, written out: still one output
+    ("True", False),  # two outputs: returning them as one name fails in the pipeline itself
+    ("keep", False),  # not a literal: the count is decided at run time
+])
+def test_resize_output_count_follows_save_attrs(save_attrs, converts):
+    source = SINGLE_RESIZE_OUTPUT.replace("resize_y=6)", f"resize_y=6, save_attrs={save_attrs})")
+    source = source.replace("def gen_pipe(root):", "def gen_pipe(root, keep=False):")
+    markers = [m.reason for m in convert_source(source).markers]
+    if converts:
+        assert markers == []
+    else:
+        assert any("cannot tell whether `v2` is one output or several" in r for r in markers), markers
