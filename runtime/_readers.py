@@ -192,27 +192,35 @@ class Reader:
                              f"{self._max_batch_size} used in the previous call")
         return self._batches(batch_size, ctx)
 
+    # The context is entered only while the reader runs, never across a yield: the caller's
+    # code between two batches must not run inside it (its device would become the thread's
+    # current one, and stay so while the generator is suspended).
     def _batches(self, batch_size, ctx):
-        with ctx or _eval.EvalContext.current():
+        ctx = ctx or _eval.EvalContext.current()
+        with ctx:
             self._init_backend(batch_size)
             epoch_size = self._epoch_size()
-            idx = 0
-            while idx < epoch_size:
+        idx = 0
+        while idx < epoch_size:
+            with ctx:
                 outs = self._run(batch_size)
-                idx += len(outs[0])
-                yield tuple(Batch(_tl=o) for o in outs)
+            idx += len(outs[0])
+            yield tuple(Batch(_tl=o) for o in outs)
+        with ctx:
             self._advance_shard()
 
     def _samples(self, ctx):
-        with ctx or _eval.EvalContext.current():
+        ctx = ctx or _eval.EvalContext.current()
+        with ctx:
             self._init_backend(1)
             epoch_size = self._epoch_size()
-            idx = 0
-            while idx < epoch_size:
+        idx = 0
+        while idx < epoch_size:
+            with ctx:
                 outs = self._run(1)
-                idx += len(outs[0])
-                for i in range(len(outs[0])):
-                    yield tuple(Tensor(o[i]) for o in outs)
+            idx += len(outs[0])
+            for i in range(len(outs[0])):
+                yield tuple(Tensor(o[i]) for o in outs)
             self._advance_shard()
 
     def _advance_shard(self):

@@ -196,3 +196,18 @@ def test_pipeline_fallback_backend(monkeypatch):
     tl = _backend.TensorListCPU(np.stack([IMG, IMG]), "HWC")
     (out,) = op.run(None, [tl], {}, 2)
     np.testing.assert_array_equal(np.asarray(out[1]), IMG[:, ::-1])
+
+
+def test_reader_does_not_leave_its_context_entered_between_batches(tmp_path):
+    """Code between two batches of next_epoch runs in the caller's context, not the reader's."""
+    from PIL import Image
+
+    for i in range(4):
+        Image.new("RGB", (4, 4)).save(tmp_path / f"{i}.jpg")
+    ctx = ndd.EvalContext(num_threads=1)
+    reader = ndd.readers.File(files=[str(tmp_path / f"{i}.jpg") for i in range(4)])
+    epoch = reader.next_epoch(batch_size=2, ctx=ctx)
+    next(epoch)
+    assert ndd.EvalContext.current() is not ctx
+    next(epoch)
+    assert ndd.EvalContext.current() is not ctx
