@@ -21,8 +21,10 @@ from dali_migrate.config import Config
 from dali_migrate.cst_util import code, fresh_name, names_in, with_kwarg, without_kwargs
 from dali_migrate.dali_imports import FN, MATH, collect
 from dali_migrate.model import ConversionError, ConversionResult
-from dali_migrate.pipeline_analysis import analyze, helpers_with_ops, pipeline_decorator
+from dali_migrate.pipeline_analysis import TYPES_CONSTANT, analyze, helpers_with_ops, pipeline_decorator
 from dali_migrate.pipeline_context import PipelineContext
+from dali_migrate.rules import conditionals as conditionals_rule
+from dali_migrate.rules import data_subscript
 from dali_migrate.rules import pipeline_def as pipeline_rule
 from dali_migrate.rules.base import CallSiteRule, DetectorRule, OpCallRule
 
@@ -169,7 +171,8 @@ class _Converter:
         existing = self._numpy_alias()
         if existing is not None:
             return existing
-        self._new_numpy = "np" if "np" not in self.taken else fresh_name("numpy_", self.taken)
+        if self._new_numpy is None:  # one name for the call sites and the operator rules alike
+            self._new_numpy = "np" if "np" not in self.taken else fresh_name("numpy_", self.taken)
         return self._new_numpy
 
     def _mark(self, stmt, rule: str, reason: str) -> None:
@@ -207,6 +210,7 @@ class _Converter:
             self.replace[id(info.func)] = new_func
             site_rewrites.update(plan.rewrites)
             self.helpers.update(plan.helpers)
+            self.helpers.update(info.helpers)
             self.converted_statements |= plan.converted_statements
             drops.update(plan.drop_kwargs)
             for key, kws in plan.none_kwargs.items():
@@ -252,10 +256,19 @@ class _Converter:
             # New names (reader, rng, ctx) need only avoid the module's names, not other pipelines' new ones.
             ctx = PipelineContext(
                 names=self.names, catalog=self.catalog, ndd=self.ndd, taken=set(self.taken), setup_names=info.setup_names,
-                module=self.module,
+                module=self.module, pipeline=info, numpy=self._numpy_for_rewrites(),
             )
             ctx.batch_size, ctx.seed = info.setting("batch_size"), info.setting("seed")
             self._op_rule_blockers(info, ctx)
+            if _on(data_subscript.RULE, self.enabled):
+                reason = data_subscript.blocker(info, self.names)
+            elif data_subscript.subscripts_to_rewrite(info, self.names):
+                reason = f"indexing DALI data needs rule {data_subscript.RULE.id}, which is disabled"
+            else:
+                reason = None
+            if reason is not None and reason not in info.blockers:
+                info.blockers.append(reason)
+            conditionals_rule.check(info, ctx, enabled=_on(conditionals_rule.RULE, self.enabled))
             if info.blockers:
                 self.reasons[func.name.value] = list(info.blockers)
                 self.left += 1
@@ -287,7 +300,10 @@ class _Converter:
                     info.blockers.append(reason)
 
     def _convert_pipeline(self, info, ctx) -> tuple:
+        conditionals_rule.expand(info, ctx)  # before the operator rules: they rewrite the branches' calls too
         rewriter = _OpRewriter(self.names, self.catalog, ctx, self.op_rules)
+        if _on(data_subscript.RULE, self.enabled):
+            rewriter.subscripts = data_subscript.subscripts_to_rewrite(info, self.names)
         statements = [stmt.visit(rewriter) for stmt in info.statements]
         returned = info.returned.visit(rewriter)
         reader_call = None
@@ -305,6 +321,13 @@ class _OpRewriter(cst.CSTTransformer):
     def __init__(self, names, catalog, ctx, rules):
         self.names, self.catalog, self.ctx, self.rules = names, catalog, ctx, rules
         self.count = 0
+        self.subscripts: set = set()  # ids of subscripts of DALI data (rules/data_subscript.py)
+
+    def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript) -> cst.BaseExpression:
+        if id(original) in self.subscripts:
+            self.count += 1
+            return data_subscript.rewrite(updated)
+        return updated
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         op_path = self.names.fn_op(original.func)
@@ -313,11 +336,15 @@ class _OpRewriter(cst.CSTTransformer):
             if q and q.startswith(MATH + "."):
                 self.count += 1
                 return updated.with_changes(func=self.ctx.ndd_attr("math." + q[len(MATH) + 1 :]))
-            return updated
+            if q != TYPES_CONSTANT:
+                return updated
+            op_path = "constant"  # types.Constant(...): rules/constant.py, like fn.constant
         op = self.catalog.fn(op_path)
+        self.ctx.call_as_written = original
         for rule in self.rules:
             if rule.applies(op):
                 updated = rule.rewrite(updated, op, self.ctx)
+        self.ctx.call_as_written = None
         self.count += 1
         return updated
 

@@ -3,7 +3,30 @@ the one conversion path handles them:
 
 - ``pipe = Pipeline(...)`` followed by ``with pipe:`` ... ``pipe.set_outputs(...)``;
 - ``class P(Pipeline)`` with ``ops.X(...)`` members made in ``__init__`` and called in
-  ``define_graph``.
+  ``define_graph``; values ``__init__`` keeps on ``self`` (``self.iterator = iter(self.data)``)
+  become locals, nodes ``define_graph`` keeps on ``self`` too.
+
+A class may also define ``iter_setup``, which a pipeline runs before every iteration: where it
+draws a batch and ends by feeding each of define_graph's ``ExternalSource`` nodes once
+(``self.feed_input(self.jpegs, images, layout="HWC")``, in a row, or at the end of a ``try:``
+whose handlers re-raise), its statements become the start of every iteration of the converted
+loop, inside ``try: ... except StopIteration: return`` (a StopIteration from iter_setup made
+``pipe.run()`` raise it), and each fed node becomes ``ndd.as_batch(<the batch fed>, layout=...)``.
+The layout is feed_input's or the operator's (DALI rejects two different ones). The iteration
+draws when ``next()`` asks for its batch, not ``prefetch_queue_depth`` batches ahead: the same
+batches, so an iterator that other code of the file uses too (a module-level one) is left to a
+person. ``self.batch_size`` / ``self.max_batch_size`` / ``self.device_id`` are the settings;
+``self.<value>`` that iter_setup assigns is the loop's local (define_graph must not read it: a
+pipeline reads it once).
+
+A subclass of such a class in the same file (``class B(A)``, any depth) is converted with its base
+folded in: ``super().__init__(...)`` (or ``super(B, self)`` / ``A.__init__(self, ...)``) is
+replaced by A's ``__init__`` with the arguments in place of its parameters (names and literals
+only), ``x = super().define_graph()`` by A's graph, and methods B does not define are A's. A
+class that stays a class keeps its bases classes too.
+
+Left to a person (marker on the class): other methods, class attributes, ``*args``/``**kwargs``
+passed to the base, feeds under a condition or followed by more code, iter_setup returning early.
 
 The rewritten form is only a step: the engine keeps it only if the synthesized pipeline then
 converts completely; otherwise the original code stays as it was, with markers.
@@ -17,7 +40,7 @@ from typing import Optional
 import libcst as cst
 import libcst.matchers as m
 
-from dali_migrate.cst_util import attr_chain, code, names_in
+from dali_migrate.cst_util import attr_chain, code, fresh_name, kwarg, names_in
 from dali_migrate.dali_imports import PIPELINE_CLASS
 
 #: decorator name of a synthesized pipeline (never written out: conversion replaces it)
@@ -175,16 +198,321 @@ def rewrite_with_blocks(body: list, names, taken: set, found: list, skip: set) -
 
 # -- Pipeline subclasses ----------------------------------------------------------------------
 
+#: test of the block that holds a converted class's iter_setup() in its synthesized pipeline
+#: (``if __dali_migrate_iter_setup__: ...``): the converted generator runs the block at the start
+#: of every iteration and ends where it raises StopIteration (rules/pipeline_def.py)
+SYNTHETIC_ITER_SETUP = "__dali_migrate_iter_setup__"
+#: keyword of a synthesized ``fn.external_source`` that iter_setup() feeds: the batch it is fed
+SYNTHETIC_FEED = "__dali_migrate_feed__"
+
+_METHODS = ("__init__", "define_graph", "iter_setup")
+# Pipeline attributes a converted class may read, and the setting each one is.
+_SETTING_ATTRS = {"batch_size": "batch_size", "max_batch_size": "batch_size", "device_id": "device_id"}
+# Names the converted function takes besides the constructor's parameters.
+_SETTINGS = ("batch_size", "num_threads", "device_id", "seed")
+
 
 class _NotSimple(Exception):
     pass
 
 
-def _method(cls: cst.ClassDef, name: str) -> Optional[cst.FunctionDef]:
-    for stmt in cls.body.body:
-        if isinstance(stmt, cst.FunctionDef) and stmt.name.value == name:
-            return stmt
+@dataclasses.dataclass
+class _Effective:
+    """A class with its base classes from the same file folded in: what its instances run."""
+
+    params: cst.Parameters  # __init__'s, self included
+    init: list  # __init__'s statements, a base's __init__ inlined where it is called
+    define_graph: Optional[cst.FunctionDef]
+    iter_setup: Optional[cst.FunctionDef]
+
+
+def _is_docstring(stmt) -> bool:
+    return m.matches(stmt, m.SimpleStatementLine([m.Expr(m.SimpleString() | m.ConcatenatedString())]))
+
+
+def _body(func: cst.FunctionDef) -> list:
+    if not isinstance(func.body, cst.IndentedBlock):
+        raise _NotSimple(f"{func.name.value}() is written on one line")
+    body = list(func.body.body)
+    return body[1:] if body and _is_docstring(body[0]) else body
+
+
+def read_names(*nodes) -> set:
+    """Variables the nodes use (read or bind); not attribute names, keywords or parameters."""
+    found: set = set()
+
+    class _V(cst.CSTVisitor):
+        def visit_Attribute(self, n):
+            n.value.visit(self)
+            return False
+
+        def visit_Arg(self, n):
+            n.value.visit(self)
+            return False
+
+        def visit_Param(self, n):
+            if n.default is not None:
+                n.default.visit(self)
+            return False
+
+        def visit_Name(self, n):
+            found.add(n.value)
+
+    for node in nodes:
+        node.visit(_V())
+    return found
+
+
+def _assigned(*nodes) -> set:
+    from dali_migrate.pipeline_analysis import _assigned_names
+
+    found: set = set()
+    for n in nodes:
+        found |= _assigned_names(n)
+    return found
+
+
+class _Rename(cst.CSTTransformer):
+    """Variables (Name nodes) -> expressions; attribute, keyword and parameter names stay."""
+
+    def __init__(self, table: dict):
+        self.table = table
+
+    def leave_Name(self, original, updated):
+        return self.table.get(original.value, updated)
+
+    def leave_Attribute(self, original, updated):
+        return updated.with_changes(attr=original.attr)
+
+    def leave_Arg(self, original, updated):
+        return updated.with_changes(keyword=original.keyword)
+
+    def leave_Param(self, original, updated):
+        return updated.with_changes(name=original.name)
+
+
+def _rename(nodes: list, table: dict) -> list:
+    return [n.visit(_Rename(table)) for n in nodes] if table else list(nodes)
+
+
+class _SelfReads(cst.CSTTransformer):
+    """``self.<attr>`` -> the local that holds it in the synthesized function."""
+
+    def __init__(self, table: dict, what: str):
+        self.table, self.what = table, what
+
+    def leave_Attribute(self, original, updated):
+        if m.matches(original.value, m.Name("self")):
+            local = self.table.get(original.attr.value)
+            if local is None:
+                raise _NotSimple(f"{self.what} uses self.{original.attr.value}, which cannot be followed")
+            return cst.Name(local)
+        return updated
+
+
+def _self_targets(*nodes) -> set:
+    """Attributes of self that the nodes assign (plainly, augmented, in tuples, as for targets)."""
+    found: set = set()
+
+    def target(t):
+        if m.matches(t, m.Attribute(value=m.Name("self"))):
+            found.add(t.attr.value)
+        elif isinstance(t, (cst.Tuple, cst.List)):
+            for e in t.elements:
+                target(e.value)
+        elif isinstance(t, cst.StarredElement):
+            target(t.value)
+
+    class _V(cst.CSTVisitor):
+        def visit_AssignTarget(self, n):
+            target(n.target)
+
+        def visit_AugAssign(self, n):
+            target(n.target)
+
+        def visit_AnnAssign(self, n):
+            target(n.target)
+
+        def visit_For(self, n):
+            target(n.target)
+
+        def visit_WithItem(self, n):
+            if n.asname is not None:
+                target(n.asname.name)
+
+    for node in nodes:
+        node.visit(_V())
+    return found
+
+
+def _super_init_args(stmt, base_code: str) -> Optional[list]:
+    """The arguments of ``super().__init__(...)``, ``super(Cls, self).__init__(...)`` or
+    ``Base.__init__(self, ...)`` when ``stmt`` is that call alone, else None."""
+    if not m.matches(stmt, m.SimpleStatementLine([m.Expr(m.Call(func=m.Attribute(attr=m.Name("__init__"))))])):
+        return None
+    call = stmt.body[0].value
+    target = call.func.value
+    if isinstance(target, cst.Call) and m.matches(target.func, m.Name("super")):
+        if not target.args or (
+            len(target.args) == 2 and isinstance(target.args[0].value, cst.Name) and m.matches(target.args[1].value, m.Name("self"))
+        ):
+            return list(call.args)
+        return None
+    if code(target) == base_code and call.args and call.args[0].keyword is None and m.matches(call.args[0].value, m.Name("self")):
+        return list(call.args[1:])
     return None
+
+
+def _simple_value(expr) -> bool:
+    """Without effects and cheap: may stand wherever a base class's parameter was used."""
+    if isinstance(expr, (cst.Name, cst.Integer, cst.Float, cst.SimpleString)):
+        return True
+    if isinstance(expr, cst.Attribute):
+        return _simple_value(expr.value)
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        return isinstance(expr.expression, (cst.Integer, cst.Float))
+    return False
+
+
+def _bind(params: cst.Parameters, args: list) -> dict:
+    """{parameter of the base's __init__: what the subclass passes for it, or its default}."""
+    where = "super().__init__(...)"
+    if params.star_arg not in (cst.MaybeSentinel.DEFAULT, None) or params.star_kwarg is not None:
+        raise _NotSimple("the base class's __init__ takes *args/**kwargs")
+    positional = [*params.posonly_params, *params.params][1:]
+    every = {p.name.value: p for p in [*positional, *params.kwonly_params]}
+    bound: dict = {}
+    if any(a.star for a in args):
+        raise _NotSimple(f"{where} passes *args/**kwargs: which of the base class's parameters they fill cannot be seen, convert by hand")
+    for i, arg in enumerate(a for a in args if a.keyword is None):
+        if i >= len(positional):
+            raise _NotSimple(f"{where} passes more arguments than the base class's __init__ takes")
+        bound[positional[i].name.value] = arg.value
+    for arg in args:
+        if arg.keyword is None:
+            continue
+        key = arg.keyword.value
+        if key not in every or key in bound:
+            raise _NotSimple(f"{where} passes {key}= twice or to no parameter of the base class's __init__")
+        bound[key] = arg.value
+    for key, p in every.items():
+        if key not in bound:
+            if p.default is None:
+                raise _NotSimple(f"{where} does not pass the base class's parameter {key}")
+            bound[key] = p.default
+    for key, value in bound.items():
+        if not _simple_value(value):
+            raise _NotSimple(f"{where} passes `{code(value)}` for {key}: only names and literals are followed into the base class")
+    return bound
+
+
+def _inline_base_init(init: cst.FunctionDef, base_code: str, base: _Effective) -> list:
+    body = _body(init)
+    at = [i for i, s in enumerate(body) if _super_init_args(s, base_code) is not None]
+    if len(at) != 1:
+        raise _NotSimple(f"__init__ does not call {base_code}.__init__(...) exactly once, as a statement of its own")
+    i = at[0]
+    bound = _bind(base.params, _super_init_args(body[i], base_code))
+    own_params = {p.name.value for p in [*init.params.posonly_params, *init.params.params, *init.params.kwonly_params]}
+    base_locals = _assigned(*base.init)
+    if base_locals & set(bound):
+        raise _NotSimple("the base class's __init__ assigns to its own parameters")
+    if read_names(*bound.values()) & base_locals:
+        raise _NotSimple("the base class's __init__ binds a name this class passes to it")
+    # The base's statements must not see this class's variables where they read globals.
+    base_free = read_names(*base.init) - base_locals - set(bound) - {"self"}
+    if base_free & (own_params | _assigned(*body[:i])):
+        raise _NotSimple("the base class's __init__ reads a name that this class's __init__ binds")
+    table = {k: v for k, v in bound.items() if not m.matches(v, m.Name(k))}
+    return [*body[:i], *_rename(base.init, table), *body[i + 1 :]]
+
+
+def _super_graph(node) -> bool:
+    return m.matches(node, m.Call(func=m.Attribute(value=m.Call(func=m.Name("super")), attr=m.Name("define_graph")), args=[]))
+
+
+def _inline_base_graph(graph: cst.FunctionDef, base_graph: cst.FunctionDef) -> cst.FunctionDef:
+    """``outputs = super().define_graph()`` (or ``return super().define_graph()``) -> the base's graph there."""
+    body = _body(graph)
+    at = [i for i, s in enumerate(body) if m.findall(s, m.Call(func=m.Attribute(attr=m.Name("define_graph"))))]
+    if not at:
+        return graph
+    stmt = body[at[0]]
+    small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+    if len(at) != 1 or not (
+        (isinstance(small, cst.Assign) and len(small.targets) == 1 and _super_graph(small.value))
+        or (isinstance(small, cst.Return) and _super_graph(small.value))
+    ):
+        raise _NotSimple("define_graph calls super().define_graph() other than as `outputs = super().define_graph()`")
+    base_body = _body(base_graph)
+    last = base_body[-1] if base_body else None
+    if not (m.matches(last, m.SimpleStatementLine([m.Return()])) and last.body[0].value is not None):
+        raise _NotSimple("the base class's define_graph does not end with `return <outputs>`")
+    base_stmts, returned = base_body[:-1], last.body[0].value
+    if any(m.findall(s, m.Return()) for s in base_stmts):
+        raise _NotSimple("the base class's define_graph returns from more than one place")
+    before, after = body[: at[0]], body[at[0] + 1 :]
+    target = set() if isinstance(small, cst.Return) else _assigned(small)
+    if _assigned(*base_stmts) & (read_names(*before, *after) - target) or _assigned(*before) & read_names(*base_body):
+        raise _NotSimple("define_graph and the base class's define_graph use the same local names")
+    inlined = [stmt.with_changes(body=[small.with_changes(value=returned)])]
+    unpacked = _names_of(small.targets[0].target) if isinstance(small, cst.Assign) else None
+    if unpacked is not None and unpacked == _names_of(returned):
+        inlined = []  # `images, labels = images, labels`
+    return graph.with_changes(body=graph.body.with_changes(body=[*before, *base_stmts, *inlined, *after]))
+
+
+def _names_of(expr) -> Optional[list]:
+    """[names] of a name or a tuple/list of names, else None."""
+    if isinstance(expr, cst.Name):
+        return [expr.value]
+    if isinstance(expr, (cst.Tuple, cst.List)) and all(isinstance(e, cst.Element) and isinstance(e.value, cst.Name) for e in expr.elements):
+        return [e.value.value for e in expr.elements]
+    return None
+
+
+def _effective(cls: cst.ClassDef, classes: dict, names) -> _Effective:
+    methods: dict = {}
+    for stmt in cls.body.body if isinstance(cls.body, cst.IndentedBlock) else []:
+        if isinstance(stmt, cst.FunctionDef):
+            if stmt.name.value in methods:
+                raise _NotSimple(f"{stmt.name.value}() is defined twice")
+            methods[stmt.name.value] = stmt
+        elif not (_is_docstring(stmt) or m.matches(stmt, m.SimpleStatementLine([m.Pass()]))):
+            raise _NotSimple(f"{cls.name.value} has class attributes (only methods are converted): convert by hand")
+    other = [n for n in methods if n not in _METHODS]
+    if other:
+        raise _NotSimple(
+            f"the class also defines {', '.join(o + '()' for o in other)}; only __init__, define_graph and "
+            "iter_setup are converted, convert by hand"
+        )
+    for f in methods.values():
+        if f.decorators or f.asynchronous is not None:
+            raise _NotSimple(f"{f.name.value}() is decorated or async")
+    if len(cls.bases) != 1 or cls.keywords:
+        raise _NotSimple("the class has several base classes")
+    base_code = code(cls.bases[0].value)
+    base = None if names.qualify(cls.bases[0].value) in PIPELINE_CLASS else _effective(classes[base_code], classes, names)
+    init = methods.get("__init__")
+    if base is None:
+        if init is None:
+            raise _NotSimple("the class needs both __init__ and define_graph to be converted")
+        params, body = init.params, _body(init)
+    elif init is None:
+        params, body = base.params, base.init
+    else:
+        params, body = init.params, _inline_base_init(init, base_code, base)
+    graph = methods.get("define_graph")
+    if graph is not None and base is not None and base.define_graph is not None:
+        graph = _inline_base_graph(graph, base.define_graph)
+    elif graph is None and base is not None:
+        graph = base.define_graph
+    setup = methods.get("iter_setup")
+    if setup is not None and m.findall(setup, m.Call(func=m.Name("super"))):
+        raise _NotSimple("iter_setup calls the base class's methods: convert by hand")
+    if setup is None and base is not None:
+        setup = base.iter_setup
+    return _Effective(params=params, init=body, define_graph=graph, iter_setup=setup)
 
 
 def _fn_call_for_op(op_call: cst.Call, invocation: cst.Call, names, catalog) -> cst.Call:
@@ -205,31 +533,167 @@ def _fn_call_for_op(op_call: cst.Call, invocation: cst.Call, names, catalog) -> 
     return cst.Call(func=attr_chain(f"{SYNTHETIC_FN}.{info.fn_name}"), args=args)
 
 
-def _class_to_pipeline(cls: cst.ClassDef, names, catalog) -> cst.FunctionDef:
-    other = [
-        s.name.value for s in cls.body.body
-        if isinstance(s, cst.FunctionDef) and s.name.value not in ("__init__", "define_graph")
-    ]
-    if other:
-        raise _NotSimple(f"the class also defines {', '.join(o + '()' for o in other)}; only __init__ + define_graph classes are converted (feed_input/iter_setup: not yet), convert by hand")
-    if len(cls.bases) != 1:
-        raise _NotSimple("the class has several base classes")
-    init, graph = _method(cls, "__init__"), _method(cls, "define_graph")
-    if init is None or graph is None:
-        raise _NotSimple("the class needs both __init__ and define_graph to be converted")
-    params = init.params
+@dataclasses.dataclass
+class _Feed:
+    data: cst.BaseExpression  # the batch, as the iteration's draws leave it
+    layout: Optional[cst.BaseExpression]
+    used: bool = False
+
+
+def _feed_call(stmt) -> Optional[cst.Call]:
+    if m.matches(stmt, m.SimpleStatementLine([m.Expr(m.Call(func=m.Attribute(value=m.Name("self"), attr=m.Name("feed_input"))))])):
+        return stmt.body[0].value
+    return None
+
+
+def _feed_key(node) -> tuple:
+    if m.matches(node, m.Attribute(value=m.Name("self"))):
+        return ("attr", node.attr.value)
+    if isinstance(node, cst.SimpleString):
+        return ("name", node.evaluated_value)
+    raise _NotSimple(f"feed_input({code(node)}, ...): only nodes kept as self.<name>, or external sources' names, are followed")
+
+
+def _iter_setup(func: cst.FunctionDef, locals_of: dict, values: set, bound: set, spelled: set, taken: set, graph_attrs: set,
+                shared: frozenset = frozenset()) -> tuple:
+    """(iter_setup's statements as the converted loop runs them, {node key: _Feed}, self's attributes it assigns).
+
+    ``locals_of``: self's attributes it may read -> their locals; ``bound`` / ``spelled``: the names
+    the synthesized function binds / spells; ``taken``: names a new one must avoid (grows);
+    ``shared``: module-level variables that other code of the file uses too."""
+    p = func.params
+    if len(p.params) != 1 or p.posonly_params or p.kwonly_params or p.star_kwarg is not None or p.star_arg not in (
+        cst.MaybeSentinel.DEFAULT, None
+    ):
+        raise _NotSimple("iter_setup takes arguments")
+    body = _body(func)
+    if any(m.findall(s, m.Return() | m.Yield() | m.Global() | m.Nonlocal() | m.Await()) for s in body):
+        raise _NotSimple("iter_setup returns early, yields or declares globals: convert by hand")
+
+    # The feed_input calls: in a row at the end of iter_setup, or at the end of a `try:` that ends it
+    # whose handlers all re-raise (so an iteration feeds every node, or ends).
+    feeds: list = []
+
+    def pop_feeds(stmts) -> list:
+        kept = list(stmts)
+        while kept and _feed_call(kept[-1]) is not None:
+            feeds.insert(0, kept.pop())
+        return kept
+
+    body = pop_feeds(body)
+    in_try = None
+    if not feeds and body and isinstance(body[-1], cst.Try) and not body[-1].orelse and not body[-1].finalbody:
+        inner = pop_feeds(body[-1].body.body)
+        if feeds:
+            for h in body[-1].handlers:
+                if not (h.body.body and m.matches(h.body.body[-1], m.SimpleStatementLine([m.Raise()]))):
+                    raise _NotSimple("iter_setup feeds inside a `try:` whose handler does not re-raise: convert by hand")
+            in_try = inner
+    others = body if in_try is None else [*body[:-1], *in_try, *body[-1].handlers]
+    if any(m.findall(s, m.Attribute(value=m.Name("self"), attr=m.Name("feed_input"))) for s in others):
+        raise _NotSimple(
+            "iter_setup calls feed_input under a condition or in a loop, or does more after it: only an iter_setup "
+            "that ends by feeding every input once is converted; convert by hand"
+        )
+
+    # self's attributes: the __init__ values it reads and assigns, the batch size; no graph node.
+    for attr in sorted(_self_targets(*body)):
+        if attr not in values:
+            raise _NotSimple(f"iter_setup assigns self.{attr}, which __init__ does not set")
+    writes = _self_targets(*body)
+    feed_args = [a.value for f in feeds for a in _feed_call(f).args]
+    own = _assigned(*body)
+    free = read_names(*body, *feed_args) - own - {"self"}
+    if free & bound:
+        raise _NotSimple(f"iter_setup reads {', '.join(sorted(free & bound))} from the module, a name the converted function binds")
+    if free & shared:
+        raise _NotSimple(
+            f"iter_setup draws from the module-level {sorted(free & shared)[0]}, which other code of the file uses too: "
+            "a pipeline draws prefetch_queue_depth batches ahead, the converted loop one per next(), so that code "
+            "would see another order; give the pipeline an iterator of its own, or convert by hand"
+        )
+    # iter_setup's variables get other names where the synthesized function spells the same.
+    table = {name: cst.Name(fresh_name(name, taken)) for name in sorted(own & spelled)}
+
+    def local(node):
+        return _rename([node], table)[0].visit(_SelfReads(locals_of, "iter_setup"))
+
+    result: dict = {}
+    temps: list = []
+    earlier: set = set()
+    for stmt in feeds:
+        args = list(_feed_call(stmt).args)
+        if any(a.star for a in args) or len(args) < 2 or args[0].keyword is not None or args[1].keyword is not None:
+            raise _NotSimple("feed_input(...) without a node and its data as its first arguments: convert by hand")
+        node, data, layout = args[0].value, args[1].value, None
+        for i, a in enumerate(args[2:]):
+            if (a.keyword is None and i == 0) or (a.keyword is not None and a.keyword.value == "layout"):
+                layout = a.value
+            elif a.keyword is None or a.keyword.value != "use_copy_kernel":
+                raise _NotSimple(f"feed_input({code(a)}) is not converted: convert by hand")
+        key = _feed_key(node)
+        if key in result:
+            raise _NotSimple(f"iter_setup feeds {code(node)} twice")
+        if key[0] == "attr" and key[1] not in graph_attrs:
+            raise _NotSimple(f"iter_setup feeds self.{key[1]}, which define_graph does not set")
+        data = local(data)
+        if layout is not None:
+            layout = local(layout)
+            if m.matches(layout, m.Name("None")) or (isinstance(layout, cst.SimpleString) and not layout.evaluated_value):
+                layout = None
+        read = read_names(data)
+        if m.findall(data, m.Call()) and read & earlier:
+            raise _NotSimple("a feed_input call changes what an earlier one fed: convert by hand")
+        earlier |= read
+        if not isinstance(data, cst.Name):
+            # computed where feed_input was called, so later statements see the same state
+            tmp = fresh_name(f"{key[1] if key[1].isidentifier() else 'fed'}_data", taken)
+            temps.append(stmt.with_changes(body=[cst.Assign([cst.AssignTarget(cst.Name(tmp))], data)]))
+            data = cst.Name(tmp)
+        result[key] = _Feed(data=data, layout=layout)
+
+    if in_try is not None:
+        last = body[-1]
+        body = [*body[:-1], last.with_changes(body=last.body.with_changes(body=[*in_try, *temps] or [cst.SimpleStatementLine([cst.Pass()])]))]
+        temps = []
+    out = [local(s) for s in body] + temps
+    if any(m.findall(s, m.Name("self")) for s in out):
+        raise _NotSimple("iter_setup uses self in a way that cannot be followed")
+    return out, result, writes
+
+
+def _setting_locals(settings: list, param_names: set) -> dict:
+    """{Pipeline attribute: the local that holds that setting in the converted function}, for the
+    settings the constructor gives."""
+    given = {a.keyword.value: a.value for a in settings}
+    out = {}
+    for attr, key in _SETTING_ATTRS.items():
+        value = given.get(key)
+        if value is not None:
+            out[attr] = value.value if isinstance(value, cst.Name) and value.value in param_names else key
+    return out
+
+
+def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: set, shared: frozenset = frozenset()) -> cst.FunctionDef:
+    eff = _effective(cls, classes, names)
+    params = eff.params
     if not params.params or params.params[0].name.value != "self":
         raise _NotSimple("__init__ without self")
     self_name = "self"
     settings, ops_members, values, setup = None, {}, {}, []
+    settings_locals: dict = {}
     param_names = {p.name.value for p in [*params.params[1:], *params.kwonly_params, *params.posonly_params]}
-    for stmt in init.body.body:
+    for stmt in eff.init:
         if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1:
             small = stmt.body[0]
-            if m.matches(small, m.Expr(m.Call(func=m.Attribute(value=m.Call(func=m.Name("super")), attr=m.Name("__init__"))))):
-                settings = _kwargs_from_pipeline_call(small.value)
+            if m.matches(small, m.Expr(m.Call(func=m.Attribute(attr=m.Name("__init__"))))):
+                args = _super_init_args(stmt, "Pipeline")
+                if args is None or settings is not None:
+                    raise _NotSimple("__init__ calls the base class's __init__ in a way that cannot be followed")
+                settings = _kwargs_from_pipeline_call(cst.Call(func=cst.Name("Pipeline"), args=args))
                 if settings is None:
                     raise _NotSimple("super().__init__ with *args/**kwargs")
+                settings_locals = _setting_locals(settings, param_names)
                 continue
             if (
                 isinstance(small, cst.Assign)
@@ -240,68 +704,238 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog) -> cst.FunctionDef:
                 if isinstance(small.value, cst.Call) and names.ops_op(small.value.func):
                     ops_members[attr] = small.value
                     continue
-                if self_name in names_in(small.value):
-                    raise _NotSimple(f"self.{attr} is computed from other members")
-                if attr in param_names and not m.matches(small.value, m.Name(attr)):
+                if attr in _SETTING_ATTRS:
+                    raise _NotSimple(f"__init__ sets self.{attr}, a Pipeline attribute")
+                # e.g. self.iterator = iter(self.external_data): the members it reads are locals by now
+                value = small.value.visit(_SelfReads({**settings_locals, **{k: k for k in values}}, f"self.{attr} = ..."))
+                if attr in param_names and not m.matches(value, m.Name(attr)):
                     raise _NotSimple(f"self.{attr} shadows the parameter {attr}")
-                values[attr] = small.value
-                if not m.matches(small.value, m.Name(attr)):
-                    setup.append(stmt.with_changes(body=[cst.Assign([cst.AssignTarget(cst.Name(attr))], small.value)]))
+                values[attr] = value
+                if not m.matches(value, m.Name(attr)):
+                    setup.append(stmt.with_changes(body=[cst.Assign([cst.AssignTarget(cst.Name(attr))], value)]))
                 continue
         if self_name in names_in(stmt):
             raise _NotSimple(f"__init__ does more than create operators and store values: {code(stmt).strip()[:60]}")
         setup.append(stmt)
     if settings is None:
         raise _NotSimple("__init__ does not call super().__init__(...)")
+    graph = eff.define_graph
+    if graph is None:
+        raise _NotSimple("the class needs both __init__ and define_graph to be converted")
+    gparams = graph.params
+    if len(gparams.params) != 1 or gparams.kwonly_params or gparams.star_arg not in (cst.MaybeSentinel.DEFAULT, None):
+        raise _NotSimple("define_graph takes arguments")
+    graph_body = _body(graph)
+
+    # Nodes define_graph keeps as self.<attr> (for iter_setup to feed them) become locals.
+    graph_attrs = _self_targets(*graph_body)
+    if graph_attrs & set(values):
+        raise _NotSimple(f"self.{sorted(graph_attrs & set(values))[0]} is set both in __init__ and in define_graph")
+    bound = param_names | set(values) | set(_SETTINGS) | _assigned(*setup, *graph_body)
+    spelled = bound | read_names(*setup, *graph_body)
+    used = set(taken) | spelled
+    graph_locals = {attr: (attr if attr not in spelled else fresh_name(attr, used)) for attr in sorted(graph_attrs)}
+    used |= set(graph_locals.values())
+
+    draws, feeds = [], {}
+    if eff.iter_setup is not None:
+        locals_of = {**settings_locals, **{k: k for k in values}}
+        draws, feeds, writes = _iter_setup(
+            eff.iter_setup, locals_of, set(values), bound | set(graph_locals.values()),
+            spelled | set(graph_locals.values()), used, graph_attrs, shared,
+        )
+        read_by_graph = {a.attr.value for s in graph_body for a in m.findall(s, m.Attribute(value=m.Name(self_name)))}
+        if writes & read_by_graph:
+            raise _NotSimple(
+                f"define_graph reads self.{sorted(writes & read_by_graph)[0]}, which iter_setup changes "
+                "(a pipeline reads it once, when it is built)"
+            )
+
+    def attach_feed(call: cst.Call, feed: _Feed) -> cst.Call:
+        if kwarg(call, "source") is not None:
+            raise _NotSimple("iter_setup feeds an external source that has source= (DALI rejects that)")
+        if kwarg(call, SYNTHETIC_FEED) is not None:
+            raise _NotSimple("iter_setup feeds one external source twice")
+        feed.used = True
+        args = list(call.args)
+        if feed.layout is not None:
+            own = kwarg(call, "layout")
+            if own is None:
+                args.append(cst.Arg(keyword=cst.Name("layout"), value=feed.layout, equal=_EQ))
+            elif not (
+                isinstance(own.value, cst.SimpleString)
+                and isinstance(feed.layout, cst.SimpleString)
+                and own.value.evaluated_value == feed.layout.evaluated_value
+            ):
+                raise _NotSimple("the ExternalSource's layout= and feed_input's layout differ, or cannot be compared (DALI rejects different ones)")
+        args.append(cst.Arg(keyword=cst.Name(SYNTHETIC_FEED), value=feed.data, equal=_EQ))
+        return call.with_changes(args=args)
+
+    def is_external_source(op_call) -> bool:
+        path = names.ops_op(op_call.func)
+        info = catalog.ops(path) if path else None
+        return info is not None and info.fn_name == "external_source"
 
     class _Graph(cst.CSTTransformer):
         def leave_Call(self, original, updated):
             if m.matches(original.func, m.Attribute(value=m.Name(self_name))) and original.func.attr.value in ops_members:
-                return _fn_call_for_op(ops_members[original.func.attr.value], updated, names, catalog)
+                op_call = ops_members[original.func.attr.value]
+                new = _fn_call_for_op(op_call, updated, names, catalog)
+                name = kwarg(new, "name")
+                if is_external_source(op_call) and name is not None and isinstance(name.value, cst.SimpleString):
+                    feed = feeds.get(("name", name.value.evaluated_value))
+                    if feed is not None:
+                        new = attach_feed(new, feed)
+                return new
             return updated
+
+        def leave_Assign(self, original, updated):
+            target = original.targets[0].target if len(original.targets) == 1 else None
+            feed = feeds.get(("attr", target.attr.value)) if m.matches(target, m.Attribute(value=m.Name(self_name))) else None
+            if feed is None:
+                return updated
+            value = original.value
+            if not (
+                isinstance(value, cst.Call)
+                and m.matches(value.func, m.Attribute(value=m.Name(self_name)))
+                and value.func.attr.value in ops_members
+                and is_external_source(ops_members[value.func.attr.value])
+            ):
+                raise _NotSimple(f"iter_setup feeds self.{target.attr.value}, which is not set to an ExternalSource's output")
+            return updated.with_changes(value=attach_feed(updated.value, feed))
 
         def leave_Attribute(self, original, updated):
             if m.matches(original.value, m.Name(self_name)):
                 attr = original.attr.value
                 if attr in values:
                     return cst.Name(attr)
+                if attr in graph_locals:
+                    return cst.Name(graph_locals[attr])
+                if attr in settings_locals:
+                    return cst.Name(settings_locals[attr])
                 if attr not in ops_members:
                     raise _NotSimple(f"define_graph uses self.{attr}, which __init__ does not set")
             return updated
 
-    gparams = graph.params
-    if len(gparams.params) != 1 or gparams.kwonly_params or gparams.star_arg not in (cst.MaybeSentinel.DEFAULT, None):
-        raise _NotSimple("define_graph takes arguments")
-    new_body = [s.visit(_Graph()) for s in graph.body.body]
+    new_body = [s.visit(_Graph()) for s in graph_body]
+    unfed = [key for key, feed in feeds.items() if not feed.used]
+    if unfed:
+        raise _NotSimple(f"iter_setup feeds {unfed[0][1]!r}, which no ExternalSource of define_graph makes")
     if self_name in {n for s in new_body for n in names_in(s)}:
         raise _NotSimple("define_graph uses self in a way that cannot be followed")
+    block = []
+    if eff.iter_setup is not None:
+        block = [cst.If(test=cst.Name(SYNTHETIC_ITER_SETUP), body=cst.IndentedBlock(draws or [cst.SimpleStatementLine([cst.Pass()])]))]
+    first = cls.body.body[0] if isinstance(cls.body, cst.IndentedBlock) and cls.body.body else None
+    doc = [first] if _is_docstring(first) else []
     return cst.FunctionDef(
         name=cls.name,
         params=params.with_changes(params=params.params[1:]),
-        body=cst.IndentedBlock([*setup, *new_body]),
+        body=cst.IndentedBlock([*doc, *setup, *block, *new_body]),
         decorators=[_decorator(settings)],
         leading_lines=cls.leading_lines,
     )
 
 
-def rewrite_classes(module: cst.Module, names, catalog, found: list, skip: set) -> cst.Module:
+def iter_setup_draws(stmt) -> Optional[list]:
+    """The statements of a synthesized iter_setup block, or None when ``stmt`` is not one."""
+    if isinstance(stmt, cst.If) and m.matches(stmt.test, m.Name(SYNTHETIC_ITER_SETUP)):
+        return list(stmt.body.body)
+    return None
+
+
+def _used_outside(module: cst.Module, cls: cst.ClassDef) -> frozenset:
+    """Module-level variables (assigned, not imported or defined) that the file's code other than
+    ``cls`` reads."""
+    variables: set = set()
+
+    class _Targets(cst.CSTVisitor):
+        def visit_FunctionDef(self, n):
+            return False
+
+        def visit_ClassDef(self, n):
+            return False
+
+        def visit_Lambda(self, n):
+            return False
+
+        def visit_AssignTarget(self, n):
+            variables.update(read_names(n.target) if isinstance(n.target, (cst.Name, cst.Tuple, cst.List)) else ())
+
+        def visit_For(self, n):
+            variables.update(read_names(n.target) if isinstance(n.target, (cst.Name, cst.Tuple, cst.List)) else ())
+
+        def visit_AnnAssign(self, n):
+            variables.update(read_names(n.target) if isinstance(n.target, cst.Name) else ())
+
+        def visit_AugAssign(self, n):
+            variables.update(read_names(n.target) if isinstance(n.target, cst.Name) else ())
+
+    module.visit(_Targets())
+    found: set = set()
+
+    class _V(cst.CSTVisitor):
+        def visit_AssignTarget(self, n):
+            # `x = ...` binds x; `x.attr = ...` / `x[i] = ...` use it
+            return not isinstance(n.target, (cst.Name, cst.Tuple, cst.List))
+
+        def visit_Attribute(self, n):
+            n.value.visit(self)
+            return False
+
+        def visit_Name(self, n):
+            if n.value in variables:
+                found.add(n.value)
+
+    for stmt in module.body:
+        if stmt is not cls:
+            stmt.visit(_V())
+    return frozenset(found)
+
+
+def rewrite_classes(module: cst.Module, names, catalog, found: list, skip: set, taken: frozenset = frozenset()) -> cst.Module:
+    # The file's Pipeline subclasses and their subclasses (a base is defined before them).
+    classes: dict = {}
+    for stmt in module.body:
+        if isinstance(stmt, cst.ClassDef) and any(
+            names.qualify(b.value) in PIPELINE_CLASS or code(b.value) in classes for b in stmt.bases
+        ):
+            classes[stmt.name.value] = stmt
+    results: dict = {}
+    for name, cls in classes.items():
+        if name not in skip:
+            try:
+                results[name] = _class_to_pipeline(cls, names, catalog, classes, set(taken), _used_outside(module, cls))
+            except _NotSimple as e:
+                results[name] = e
+    # A class that stays a class needs its bases to stay classes.
+    needed_by: dict = {}
+
+    def keep_bases(cls: cst.ClassDef, child: str) -> None:
+        for b in cls.bases:
+            base = code(b.value)
+            if base in classes and base not in needed_by:
+                needed_by[base] = child
+                keep_bases(classes[base], child)
+
+    for name, cls in classes.items():
+        if name in skip or isinstance(results.get(name), _NotSimple):
+            keep_bases(cls, name)
     body = []
     for stmt in module.body:
-        if (
-            isinstance(stmt, cst.ClassDef)
-            and stmt.name.value not in skip
-            and any(names.qualify(b.value) in PIPELINE_CLASS for b in stmt.bases)
-        ):
-            try:
-                func = _class_to_pipeline(stmt, names, catalog)
-            except _NotSimple as e:
-                found.append(Legacy(name=stmt.name.value, kind="class", anchor=stmt, reason=str(e)))
-                body.append(stmt)
-                continue
-            found.append(Legacy(name=stmt.name.value, kind="class", anchor=stmt))
-            body.append(func)
-            continue
-        body.append(stmt)
+        name = stmt.name.value if isinstance(stmt, cst.ClassDef) else None
+        result = results.get(name) if name is not None and classes.get(name) is stmt else None
+        if result is None:
+            body.append(stmt)
+        elif isinstance(result, _NotSimple):
+            found.append(Legacy(name=name, kind="class", anchor=stmt, reason=str(result)))
+            body.append(stmt)
+        elif name in needed_by:
+            found.append(Legacy(name=name, kind="class", anchor=stmt, reason=f"class {needed_by[name]} extends it and stays a class"))
+            body.append(stmt)
+        else:
+            found.append(Legacy(name=name, kind="class", anchor=stmt))
+            body.append(result)
     return module.with_changes(body=body)
 
 
@@ -310,7 +944,7 @@ def normalize(module: cst.Module, names, catalog, taken: set, skip: set) -> tupl
     found: list = []
     if not any(q in PIPELINE_CLASS for q in names.aliases.values()):
         return module, found  # no Pipeline imported: nothing to rewrite (and no tree walk)
-    module = rewrite_classes(module, names, catalog, found, skip)
+    module = rewrite_classes(module, names, catalog, found, skip, frozenset(taken))
 
     class _Blocks(cst.CSTTransformer):
         def leave_IndentedBlock(self, original, updated):

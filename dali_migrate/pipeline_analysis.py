@@ -7,6 +7,7 @@ conversion would not be exact (``blockers``). A pipeline with any blocker is lef
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 from typing import Optional
 
@@ -18,6 +19,7 @@ from dali_migrate.cst_util import code, dotted, kwarg, names_in
 from dali_migrate.dali_imports import FN, MATH, DaliNames
 
 SETTINGS = ("batch_size", "num_threads", "device_id", "seed")
+TYPES_CONSTANT = "nvidia.dali.types.Constant"
 
 # Pipeline arguments that only tune how a pipeline executes; dynamic mode has no use for them and
 # dropping them changes no output.
@@ -29,7 +31,8 @@ PERF_ONLY = {
 }
 # Pipeline arguments whose meaning a plain loop does not keep; each gets a reason.
 NOT_CONVERTED = {
-    "enable_conditionals": "enable_conditionals=True makes `if` on data per-sample; convert the conditionals by hand (not automated yet)",
+    # Only a literal True is converted (rules/conditionals.py); a computed value could be either.
+    "enable_conditionals": "enable_conditionals= is not a literal True or False: cannot tell whether `if` on data is per sample; convert by hand",
     "enable_checkpointing": "checkpointing: use ndd.checkpoint.Checkpoint with readers made with enable_checkpointing=True (not automated yet)",
     "checkpoint": "restoring a checkpoint: use ndd.checkpoint.Checkpoint (not automated yet)",
     "output_layout": "output_layout= changes the outputs' layouts; set them with ndd.reshape(..., layout=...) by hand",
@@ -57,6 +60,9 @@ class PipelineInfo:
     has_random: bool = False
     setup_names: set = dataclasses.field(default_factory=set)
     op_calls: list = dataclasses.field(default_factory=list)  # (call, OpInfo) as written
+    conditionals: bool = False  # enable_conditionals=True (rules/conditionals.py converts the ifs)
+    conditional_plan: object = None  # what rules/conditionals.py rewrites
+    helpers: dict = dataclasses.field(default_factory=dict)  # name -> module-level source the converted code needs
 
     @property
     def name(self) -> str:
@@ -98,7 +104,8 @@ def _decorator_settings(dec: cst.Decorator, info: PipelineInfo) -> None:
         elif key in PERF_ONLY:
             continue
         elif key in NOT_CONVERTED:
-            if key == "enable_conditionals" and _truthy_literal(arg.value) is False:
+            if key == "enable_conditionals" and _truthy_literal(arg.value) is not None:
+                info.conditionals = _truthy_literal(arg.value)
                 continue
             info.blockers.append(NOT_CONVERTED[key])
         else:
@@ -183,10 +190,16 @@ class _BodyScan(cst.CSTVisitor):
             self.uses_gpu = True
         if op_path is None:
             q = self.names.qualify(node.func)
-            if q in ("nvidia.dali.types.Constant", "nvidia.dali.types.ScalarConstant"):
+            if q == TYPES_CONSTANT:
+                # A DALI value like fn.constant's (rules/constant.py decides what it becomes where it is used).
+                if self.depth:
+                    self._block("types.Constant is called inside a nested function or lambda: convert by hand")
+                self.calls.append((node, self.catalog.fn("constant")))
+                return
+            if q == "nvidia.dali.types.ScalarConstant":
                 # ndd operators reject a ScalarConstant (TypeError at run time): not a plain value there.
                 self._block(
-                    "types.Constant(...) has no dynamic-mode counterpart (ndd rejects ScalarConstant): write the value as "
+                    "types.ScalarConstant(...) has no dynamic-mode counterpart (ndd rejects it): write the value as "
                     "a Python/numpy scalar or ndd.tensor(value, dtype=...) by hand, checking the result's dtype"
                 )
                 return
@@ -339,11 +352,7 @@ def analyze(func: cst.FunctionDef, dec: cst.Decorator, names: DaliNames, catalog
     info.has_random = any(op.is_random for _, op in scan.calls)
 
     readers = [(call, op) for call, op in scan.calls if op.is_reader]
-    sources = [call for call, op in scan.calls if op.fn_name == "external_source"]
-    if sources and readers:
-        info.blockers.append("fn.external_source next to a reader: the converted loop follows one of them; convert by hand")
-    if len(sources) > 1:
-        info.blockers.append("several fn.external_source: convert by hand (zip their sources in the loop)")
+    # External sources beside a reader or each other: rules/external_source.py decides.
     if len(readers) > 1:
         info.blockers.append(
             "the pipeline has several readers: their epochs end at different times, so one loop cannot keep their order; convert by hand"
@@ -451,6 +460,13 @@ def _classify_return(info: PipelineInfo, catalog: Catalog, names: DaliNames) -> 
         return
     if isinstance(value, cst.Name):
         binding = _binding_of(info, value.value)
+        if binding is None and info.conditionals:
+            from dali_migrate.rules.conditionals import returned_kind
+
+            kind = returned_kind(info, value.value, catalog, names)  # last bound in an `if`
+            if kind is not None:
+                info.returns_tuple = kind == "tuple"
+                return
         if binding is None:
             info.blockers.append(f"cannot tell whether `{value.value}` is one output or several: convert by hand")
             return
@@ -498,10 +514,31 @@ def _value_kind(value: cst.BaseExpression, catalog: Catalog, names: DaliNames, i
                 return None
             if op_info.is_reader:
                 return "tuple"
-            return "single" if op_info.num_outputs == 1 else None
+            return "single" if _call_outputs(value, op_info) == 1 else None
         if m.matches(value.func, m.Attribute(attr=m.Name("gpu") | m.Name("cpu"))):
             return "single"
         q = names.qualify(value.func)
         if q and q.startswith(MATH + "."):
             return "single"
     return None
+
+
+def _call_outputs(call: cst.Call, op: OpInfo) -> Optional[int]:
+    """How many outputs this call gives, or None when its arguments may change the count: an
+    argument that changes it (resize's save_attrs) counts only when given as its default literal."""
+    if op.num_outputs is not None:
+        return op.num_outputs
+    if op.default_num_outputs is None or any(arg.star == "**" for arg in call.args):
+        return None
+    defaults = dict(op.num_outputs_args)
+    for arg in call.args:
+        if arg.keyword is None or arg.keyword.value not in defaults:
+            continue
+        default = defaults[arg.keyword.value]
+        try:
+            value = ast.literal_eval(code(arg.value))
+        except (ValueError, TypeError, SyntaxError):  # not a literal: a DataNode, a variable...
+            return None
+        if default is None or type(value) is not type(default) or value != default:
+            return None
+    return op.default_num_outputs

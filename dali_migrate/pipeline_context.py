@@ -31,6 +31,21 @@ class PipelineContext:
     source_loop: object = None
     #: modules the converted code needs imported (``import X``)
     imports: list = dataclasses.field(default_factory=list)
+    #: statements to run once after the pipeline's own setup code, right before the loop (an
+    #: external source's iterator: its expression may use the setup's names)
+    loop_setup: list = dataclasses.field(default_factory=list)
+    #: statements at the start of every iteration, before the operators: they fetch the
+    #: iteration's external data, and ``return`` where the pipeline raised StopIteration
+    draws: list = dataclasses.field(default_factory=list)
+    #: per-pipeline state of rules that rewrite several calls together, by rule id
+    rule_state: dict = dataclasses.field(default_factory=dict)
+    #: the analysed pipeline (a ``PipelineInfo``): rules that look at where a call's value goes
+    pipeline: object = None
+    #: how converted code names numpy: the file's own name, else one the engine imports if used
+    numpy: str = "np"
+    #: while the operator rules rewrite a call: that call as written (``rewrite`` gets a rebuilt
+    #: node, whose place in the pipeline cannot be looked up)
+    call_as_written: object = None
 
     def need_import(self, module: str) -> str:
         if module not in self.imports:

@@ -483,7 +483,8 @@ def arithmetic(name, *args):
             reals.append(float(a))
         else:
             if not isinstance(a, (Tensor, Batch)):
-                a = Tensor(a)
+                # As native ndd: a Python list or tuple joins the expression on its device.
+                a = Tensor(a, device="gpu" if gpu and isinstance(a, (list, tuple)) else None)
             if (a.device.device_type == "gpu") != gpu:
                 raise ValueError("Cannot mix GPU and CPU inputs.")
             desc.append(f"&{len(inputs)}")

@@ -49,6 +49,13 @@ EXAMPLES = {
                         "types.SampleInfo(i * batch_size + j, j, i, 0)"),
     "torch-iterator": ("dali_generic_iterator", "DALIGenericIterator(", "loader = DaliTorchIterator("),
     "jax-iterator": ("jax_generic_iterator", "DALIGenericIterator(", "loader = DaliJaxIterator("),
+    "constant": ("constant_values", "types.Constant(np.float32([1.25, 0.75, 0.5]))", "images * [1.25, 0.75, 0.5]"),
+    "shapes": ("shapes_run", "fn.shapes(images)", "ndd.as_batch(images.shape, dtype=ndd.int64)"),
+    "python-function": ("python_function_run", "fn.python_function(images, function=flip_and_transpose",
+                        "flip_and_transpose(np.asarray(sample)), order=\"C\") for sample in images]"),
+    "data-subscript": ("data_subscript", "corner = images[2:10, 4:12]", "corner = images.slice[2:10, 4:12]"),
+    "conditionals": ("conditionals_detection", "if longest < 60:",
+                     "images, bboxes = per_sample_if(longest < 60, if_true, if_false, images, bboxes)"),
 }
 
 KINDS = {

@@ -268,7 +268,7 @@ from nvidia.dali import fn, pipeline_def
 @pipeline_def(batch_size=4)
 def python_pipe(root):
     jpegs, labels = fn.readers.file(file_root=root)
-    images = fn.python_function(jpegs, function=len)
+    images = fn.dl_tensor_python_function(jpegs, function=len)
     return images, labels
 '''
 

@@ -82,7 +82,7 @@ def test_unconvertible_pipeline_is_an_error(tmp_path):
     src = tmp_path / "p.py"
     src.write_text(
         "import nvidia.dali.fn as fn\nfrom nvidia.dali import pipeline_def\n"
-        "@pipeline_def(batch_size=2)\ndef p():\n    return fn.python_function(fn.random.uniform(), function=abs)\n"
+        "@pipeline_def(batch_size=2)\ndef p():\n    return fn.dl_tensor_python_function(fn.random.uniform(), function=abs)\n"
     )
     with pytest.raises(VerifyError, match="not converted automatically"):
         verify(Options(original=src))

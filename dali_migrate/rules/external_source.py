@@ -1,5 +1,7 @@
-"""``fn.external_source(source=...)`` in a pipeline without a reader -> the generator's loop draws
-the source's batches and wraps each with ``ndd.as_batch(...)``.
+"""``fn.external_source`` -> the converted generator draws each source's batch every iteration and
+wraps it with ``ndd.as_batch(...)``.
+
+One source, no reader: the loop runs over the source's batches::
 
     @pipeline_def(batch_size=4)                 def es_pipe(*, batch_size=4, ...):
     def es_pipe():                                  ctx = ndd.EvalContext(...)
@@ -10,35 +12,66 @@ the source's batches and wraps each with ``ndd.as_batch(...)``.
                                                             outputs = (ndd.flip(x),)
                                                         yield outputs
 
-The source is called (or iterated) exactly as the pipeline does (``nvidia/dali/external_source.py``,
-DALI 2.4): a callable with a parameter gets the iteration number (``batch_info=True``: a
-``types.BatchInfo(iteration, 0)``; ``batch=False``: one call per sample with
-``types.SampleInfo(idx_in_epoch, idx_in_batch, iteration, 0)``); one without parameters is called
-with none; an iterable is iterated once; a generator function is called once and its generator
-iterated. When the source ends (StopIteration), ``pipe.run()`` raised StopIteration; the converted
-generator ends, so ``next()`` raises it too. The epoch index is 0 throughout: only ``pipe.reset()``
-after the end starts a new epoch, and ``pipe.reset()`` is not converted. ``parallel=True`` gives the
-same data without worker processes (its prefetching only changes when the source runs).
-``dtype=`` becomes ``as_batch(dtype=...)``, which converts where the pipeline checked: the same
-for valid data.
+Beside a reader, with several sources, with ``cycle=`` or with a Pipeline subclass's
+``iter_setup()``, each iteration starts by drawing one batch from every source, in a row, as a
+pipeline runs its sources' callbacks before the graph::
 
-Left to a person (marker): a reader in the same pipeline, several external sources, ``cycle=``,
-``num_outputs=``, sources fed by ``pipe.feed_input`` (no ``source=``), and a source whose kind
-(callable / iterable / generator function) cannot be seen in the file.
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+            source_data = next(source_iter, end)
+            source_data_2 = next(source_iter_2, end)
+            if source_data is end or source_data_2 is end:
+                return
+
+(every source is drawn before the end is decided: a pipeline calls them all. It calls them in an
+order of its own, a set's; the converted code calls them in the order they are written, one of the
+orders a pipeline may take, and only sources that share nothing are converted together.)
+
+The source is called (or iterated) exactly as the pipeline does (``nvidia/dali/external_source.py``
+and ``_utils/external_source_impl.py``, DALI 2.4): a callable with a parameter gets the iteration
+number (``batch_info=True``: a ``types.BatchInfo(iteration, 0)``; ``batch=False``: one call per
+sample with ``types.SampleInfo(idx_in_epoch, idx_in_batch, iteration, 0)``); one without parameters
+is called with none; an iterable is iterated once (``iter()`` once, then ``next()``); a generator
+function is called once and its generator iterated. ``num_outputs=N``: the source gives N batches
+(per sample: N samples) and output k is item k, with ``layout=`` / ``dtype=`` lists spread over the
+outputs as DALI spreads them. ``cycle=True`` / ``"quiet"``: where the source ends it is rewound
+(``iter(source)`` again, a generator function called again) and drawn again; only a rewound source
+that is empty ends the pipeline. ``cycle="raise"``: it is rewound, and the pipeline stops there.
+
+When a source ends (StopIteration), ``pipe.run()`` raised StopIteration; the converted generator
+ends, so ``next()`` raises it too (and again on every later call, as ``pipe.run()`` does until
+``pipe.reset()``, which is not converted). The epoch index is 0 throughout for the same reason.
+Sources run when ``next()`` asks for their batch, not ``prefetch_queue_depth`` batches ahead, and
+``parallel=True`` sources run in this process: the same data, at other times. ``dtype=`` becomes
+``as_batch(dtype=...)``, which converts where the pipeline checked: the same for valid data.
+
+An external source fed by a converted Pipeline subclass's ``iter_setup()`` (``dali_migrate/legacy.py``
+synthesizes it with the batch that ``feed_input`` got) becomes ``ndd.as_batch(<that batch>, ...)``.
+
+Left to a person (marker): sources fed by ``pipe.feed_input`` from outside the pipeline (no
+``source=``), a source whose kind (callable / iterable / generator function) cannot be seen in the
+file, several sources that share a name, ``cycle=`` with a callable, ``num_outputs=`` whose outputs
+are not unpacked on the spot, and arguments not written as literals where their value decides.
 """
 
 from __future__ import annotations
+
+import dataclasses
+from typing import Optional
 
 import libcst as cst
 import libcst.matchers as m
 
 from dali_migrate.cst_util import code, fresh_name, kwarg
+from dali_migrate.legacy import SYNTHETIC_FEED, iter_setup_draws
 from dali_migrate.rules.base import OpCallRule
 
 _KEEP = ("layout", "dtype", "device")
 _DROP = ("name", "ndim", "no_copy", "blocking", "parallel", "prefetch_queue_depth", "cuda_stream",
          "use_copy_kernel", "bytes_per_sample_hint", "preserve", "batch", "batch_info", "source", "repeat_last",
-         "seed")
+         "seed", "cycle", "num_outputs", SYNTHETIC_FEED)
+#: what _plan says of an external source that a converted class's iter_setup() feeds
+FED = object()
+_CYCLES = {"True": "quiet", "False": None, "None": None, "quiet": "quiet", "raise": "raise", "no": None}
 
 
 def _bool_literal(call, key, default):
@@ -57,6 +90,20 @@ def _top_def(module, name):
     bound_else = [s for s in module.body if isinstance(s, cst.SimpleStatementLine) and any(
         isinstance(b, cst.Assign) and any(m.matches(t.target, m.Name(name)) for t in b.targets) for b in s.body)]
     return found[0] if len(found) == 1 and not bound_else else None
+
+
+def _module_instance(module, name) -> Optional[str]:
+    """The class when ``name = SomeClass(...)`` is the module's only binding of ``name``."""
+    if module is None:
+        return None
+    found = [
+        small.value.func.value
+        for s in module.body if isinstance(s, cst.SimpleStatementLine)
+        for small in s.body
+        if isinstance(small, cst.Assign) and any(m.matches(t.target, m.Name(name)) for t in small.targets)
+        and isinstance(small.value, cst.Call) and isinstance(small.value.func, cst.Name)
+    ]
+    return found[0] if len(found) == 1 else None
 
 
 def _positional_count(func: cst.FunctionDef, method: bool) -> int:
@@ -92,9 +139,16 @@ def source_kind(expr, module):
             if d.params.star_arg not in (None, cst.MaybeSentinel.DEFAULT) or any(p.default is not None for p in d.params.params):
                 return f"source {expr.value}() has *args or defaults: cannot tell how DALI calls it"
             return ("callable", _positional_count(d, False))
+        if d is None and _module_instance(module, expr.value):
+            return (
+                f"the source `{expr.value}` is an object made at module level, which every pipeline made from this "
+                "code shares: a pipeline draws from it prefetch_queue_depth batches ahead, the converted generator one "
+                f"batch per next(), so they would interleave differently; make it in the pipeline "
+                f"(source={_module_instance(module, expr.value)}(...)) or convert by hand"
+            )
     if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name):
         d = _top_def(module, expr.func.value)
-        if isinstance(d, cst.ClassDef) and not d.bases and not d.decorators:
+        if isinstance(d, cst.ClassDef) and all(m.matches(b.value, m.Name("object")) for b in d.bases) and not d.decorators and not d.keywords:
             methods = {f.name.value: f for f in d.body.body if isinstance(f, cst.FunctionDef)}
             if "__iter__" in methods or "__getitem__" in methods:
                 if "__call__" in methods:
@@ -106,31 +160,76 @@ def source_kind(expr, module):
                     p.default is not None for p in call.params.params
                 ):
                     return f"source {expr.func.value}.__call__ has *args, defaults or decorators: convert by hand"
+                if _has_yield(call):
+                    return ("generator_function", None)
                 return ("callable", _positional_count(call, True))
     return f"cannot tell whether the source `{code(expr)}` is a callable, an iterable or a generator function: convert by hand"
 
 
+@dataclasses.dataclass
+class _Source:
+    call: cst.Call  # as written
+    kind: str  # callable / iterable / generator_function
+    nargs: Optional[int]
+    batch: bool
+    batch_info: bool
+    parallel: bool
+    cycle: Optional[str]  # None, "quiet" or "raise"
+    outputs: Optional[int]  # num_outputs, None for a single output
+
+
+def _string_literal(expr) -> Optional[str]:
+    return expr.evaluated_value if isinstance(expr, cst.SimpleString) else None
+
+
 def _plan(call, ctx):
-    """(kind, n_args, batch, batch_info) or a reason."""
+    """A _Source, FED (iter_setup feeds it), or why it cannot be converted (str)."""
     if any(a.keyword is None for a in call.args):
         return "fn.external_source with positional arguments: convert by hand"
-    source = kwarg(call, "source")
-    if source is None:
-        return "fn.external_source without source= (fed by pipe.feed_input): feed ndd.as_batch(...) of that data in the loop by hand"
     known = set(_KEEP) | set(_DROP)
     for a in call.args:
-        if a.keyword.value == "cycle":
-            if not (isinstance(a.value, cst.Name) and a.value.value in ("None", "False")):
-                return "fn.external_source(cycle=...): rewinding the source is not converted yet; convert by hand"
-        elif a.keyword.value not in known:
+        if a.keyword.value not in known:
             return f"fn.external_source({a.keyword.value}=...) is not converted: convert by hand"
+    if kwarg(call, "device") is not None and not isinstance(kwarg(call, "device").value, cst.SimpleString):
+        return "fn.external_source(device=...) not a string literal: convert by hand"
+    if kwarg(call, SYNTHETIC_FEED) is not None:
+        return FED
+    source = kwarg(call, "source")
+    if source is None:
+        # Fed from outside, batch by batch: a generator that draws its data cannot take it.
+        name = kwarg(call, "name")
+        named = _string_literal(name.value) if name is not None else None
+        feeds = f'pipe.feed_input("{named}", data) / pipe.run({named}=data)' if named else "pipe.feed_input(...)"
+        wrap = code(_as_batch(cst.Name("data"), call, ctx))
+        return (
+            f"fn.external_source without source= is fed from outside ({feeds}), which a converted generator "
+            f"cannot take: write the operators after it as a function of that batch, starting from `{wrap}` "
+            "in place of this call, and call that function with each batch where pipe.run() was"
+        )
+    cycle = None
+    arg = kwarg(call, "cycle")
+    if arg is not None:
+        literal = arg.value.value if isinstance(arg.value, cst.Name) else _string_literal(arg.value)
+        if literal not in _CYCLES:
+            return "fn.external_source(cycle=...) not written as True/False/None/\"quiet\"/\"raise\"/\"no\": convert by hand"
+        cycle = _CYCLES[literal]
+    outputs = None
+    arg = kwarg(call, "num_outputs")
+    if arg is not None:
+        if not (isinstance(arg.value, cst.Integer) and arg.value.evaluated_value >= 1):
+            return "fn.external_source(num_outputs=...) not written as a number: convert by hand"
+        outputs = arg.value.evaluated_value
+        if kwarg(call, "name") is not None:
+            return "fn.external_source with both num_outputs= and name= (DALI rejects that)"
     parallel = _bool_literal(call, "parallel", False)
     batch = _bool_literal(call, "batch", not parallel if parallel is not None else None)
     batch_info = _bool_literal(call, "batch_info", False)
     if batch is None or batch_info is None or parallel is None:
         return "fn.external_source with batch= / batch_info= / parallel= not written as True/False: convert by hand"
-    if kwarg(call, "device") is not None and not isinstance(kwarg(call, "device").value, cst.SimpleString):
-        return "fn.external_source(device=...) not a string literal: convert by hand"
+    for key in ("layout", "dtype"):
+        spread = _per_output(call, key, outputs)
+        if isinstance(spread, str):
+            return spread
     kind = source_kind(source.value, getattr(ctx, "module", None))
     if isinstance(kind, str):
         return f"fn.external_source: {kind}"
@@ -138,50 +237,279 @@ def _plan(call, ctx):
         return "fn.external_source: the source takes more than one argument"
     if kind[0] != "callable" and not batch:
         return "fn.external_source(batch=False) needs a callable source"
-    return kind[0], kind[1], batch, batch_info
+    if kind[0] == "callable" and cycle is not None:
+        return "fn.external_source(cycle=...) with a callable source (DALI rejects that)"
+    return _Source(call, kind[0], kind[1], batch, batch_info, parallel, cycle, outputs)
+
+
+def _per_output(call, key: str, outputs: Optional[int]):
+    """[value for each output] of layout= / dtype= (None: not set for it), or a reason."""
+    arg = kwarg(call, key)
+    if outputs is None:
+        return [arg.value if arg is not None else None]
+    if arg is None:
+        return [None] * outputs
+    value = arg.value
+    if isinstance(value, (cst.List, cst.Tuple)):
+        items = [e.value for e in value.elements]
+        if any(isinstance(e, cst.StarredElement) for e in value.elements):
+            return f"fn.external_source({key}=...) with a starred list: convert by hand"
+        # DALI: outputs past the list's end get no layout ("") / no type.
+        return [items[i] if i < len(items) else None for i in range(outputs)]
+    if key == "layout" and isinstance(value, cst.SimpleString) or key == "dtype" and isinstance(value, cst.Attribute):
+        return [value] * outputs
+    return f"fn.external_source({key}=...) with num_outputs=: write it as a literal (a list, or one value for all)"
+
+
+def _statement_of(call, info):
+    for i, stmt in enumerate(info.statements):
+        if m.findall(stmt, m.MatchIfTrue(lambda n: n is call)):
+            return i, stmt
+    return None, None
+
+
+def _pipeline_plan(ctx):
+    """(mode, [(original call, _Source or FED)]) for the pipeline's external sources, or a reason.
+
+    mode "loop": one source drives the loop; "draw": every iteration draws from each."""
+    info = getattr(ctx, "pipeline", None)
+    if info is None:
+        return "fn.external_source: the pipeline cannot be seen as a whole: convert by hand"
+    found = []
+    for call, op in info.op_calls:
+        if op.fn_name != "external_source":
+            continue
+        planned = _plan(call, ctx)
+        if isinstance(planned, str):
+            return planned
+        found.append((call, planned))
+    sourced = [s for _, s in found if s is not FED]
+    iter_setup = any(iter_setup_draws(s) is not None for s in info.statements)
+    reader = any(op.is_reader for _, op in info.op_calls)
+    # Sources drawn in one iteration in another order than a pipeline's must share nothing.
+    seen: dict = {}
+    for s in sourced:
+        for name in _shared_names(kwarg(s.call, "source").value):
+            if name in seen:
+                return f"fn.external_source: two sources use `{name}`; a pipeline calls them in an order of its own: convert by hand"
+            seen[name] = s
+    for s in sourced:
+        reason = _check_place(s, info)
+        if reason:
+            return reason
+    for call, s in found:
+        i, _ = _statement_of(call, info)
+        if s is FED and i is not None and not _reaches_outputs(i, info):
+            return "iter_setup feeds an ExternalSource whose output no pipeline output uses (DALI fails there: it pruned it)"
+    if len(sourced) == 1 and not reader and not iter_setup and sourced[0].cycle is None and len(found) == 1:
+        return "loop", found
+    return "draw", found
+
+
+def _shared_names(expr) -> set:
+    """Names a source expression holds on to (not those it only calls, like a class it instantiates)."""
+    called = {id(c.func) for c in m.findall(expr, m.Call())}
+    return {n.value for n in m.findall(expr, m.Name()) if id(n) not in called}
+
+
+def _check_place(s: _Source, info) -> Optional[str]:
+    i, stmt = _statement_of(s.call, info)
+    if i is None:
+        if info.returned is None or not m.findall(info.returned, m.MatchIfTrue(lambda n: n is s.call)):
+            return "fn.external_source is not a statement of the pipeline function: convert by hand"
+        i = len(info.statements)  # in the `return` line: nothing comes after it
+    if s.outputs is not None:
+        ok = (
+            isinstance(stmt, cst.SimpleStatementLine)
+            and len(stmt.body) == 1
+            and isinstance(stmt.body[0], cst.Assign)
+            and stmt.body[0].value is s.call
+            and len(stmt.body[0].targets) == 1
+            and isinstance(stmt.body[0].targets[0].target, (cst.Tuple, cst.List))
+            and len(stmt.body[0].targets[0].target.elements) == s.outputs
+            and not any(isinstance(e, cst.StarredElement) for e in stmt.body[0].targets[0].target.elements)
+        )
+        if not ok:
+            return f"fn.external_source(num_outputs={s.outputs}) is converted only where its outputs are unpacked on the spot (`a, b = fn.external_source(...)`): unpack them there, or convert by hand"
+    # The source is made once, before the loop: a name it uses must not change after this call.
+    from dali_migrate.pipeline_analysis import _assigned_names
+
+    used = {n.value for n in m.findall(kwarg(s.call, "source").value, m.Name())}
+    for later in info.statements[i + 1 :]:
+        if used & _assigned_names(later):
+            return "fn.external_source: a name its source uses is assigned again after it: convert by hand"
+    if not _reaches_outputs(i, info) and not _bool_literal(s.call, "preserve", False):
+        return (
+            "fn.external_source whose output no pipeline output uses: a pipeline prunes it and never calls its "
+            "source, the converted loop would; remove it, or convert by hand"
+        )
+    return None
+
+
+def _reaches_outputs(i: int, info) -> bool:
+    """Does what statement ``i`` binds reach the pipeline's outputs (``i`` past the end: the return)?
+
+    Liveness over the statements after it. A compound statement may or may not run its
+    assignments, so they do not end a name's liveness."""
+    from dali_migrate.pipeline_analysis import _assigned_names
+
+    if i >= len(info.statements):
+        return True
+    live = _reads(info.returned)
+    for stmt in reversed(info.statements[i + 1 :]):
+        assigned = _assigned_names(stmt)
+        if assigned & live:
+            if isinstance(stmt, cst.SimpleStatementLine):
+                live -= assigned
+            live |= _reads(stmt)
+    return bool(_assigned_names(info.statements[i]) & live)
+
+
+def _reads(node) -> set:
+    """Variables ``node`` reads (not those it only assigns)."""
+    found: set = set()
+
+    def target(t):
+        if isinstance(t, (cst.Tuple, cst.List)):
+            for e in t.elements:
+                target(e.value)
+        elif isinstance(t, cst.StarredElement):
+            target(t.value)
+        elif not isinstance(t, cst.Name):
+            t.visit(_V())  # x.attr = ..., x[i] = ...: x is read
+
+    class _V(cst.CSTVisitor):
+        def visit_AssignTarget(self, n):
+            target(n.target)
+            return False
+
+        def visit_AnnAssign(self, n):
+            target(n.target)
+            if n.value is not None:
+                n.value.visit(self)
+            return False
+
+        def visit_For(self, n):
+            target(n.target)
+            n.iter.visit(self)
+            n.body.visit(self)
+            if n.orelse is not None:
+                n.orelse.visit(self)
+            return False
+
+        def visit_AsName(self, n):
+            return False
+
+        def visit_NamedExpr(self, n):
+            n.value.visit(self)
+            return False
+
+        def visit_Attribute(self, n):
+            n.value.visit(self)
+            return False
+
+        def visit_Arg(self, n):
+            n.value.visit(self)
+            return False
+
+        def visit_Name(self, n):
+            found.add(n.value)
+
+    node.visit(_V())
+    return found
 
 
 def _blocker(call, op, ctx):
     if op.fn_name != "external_source":
         return None
     planned = _plan(call, ctx)
-    return planned if isinstance(planned, str) else None
+    if isinstance(planned, str):
+        return planned
+    whole = _pipeline_plan(ctx)
+    return whole if isinstance(whole, str) else None
 
 
-def loop_source(call, ctx) -> tuple:
-    """(statements before the loop, the loop's iterable expression, the per-batch name)."""
-    kind, nargs, batch, batch_info = _plan(call, ctx)
-    source = kwarg(call, "source").value
-    src = fresh_name("source", ctx.taken)
-    data = fresh_name("source_data", ctx.taken)
-    types = ctx.types_module()
-    setup = [cst.parse_statement(f"{src} = {code(source)}\n")]
-    if kind == "iterable":
-        expr = f"iter({src})"
-    elif kind == "generator_function":
-        expr = f"{src}()"
-    else:
-        count = ctx.need_import("itertools")
-        if not batch:
-            arg = f"{types}.SampleInfo(i * {ctx.batch_size} + j, j, i, 0)" if nargs else ""
-            expr = f"map(lambda i: [{src}({arg}) for j in range({ctx.batch_size})], {count}.count())"
-        elif nargs == 0:
-            expr = f"map(lambda i: {src}(), {count}.count())"
-        elif batch_info:
-            expr = f"map(lambda i: {src}({types}.BatchInfo(i, 0)), {count}.count())"
-        else:
-            expr = f"map({src}, {count}.count())"
-    return setup, cst.parse_expression(expr), data
+def _iterator(s: _Source, src: str, ctx) -> str:
+    """An expression that gives the source's batches, one per next(), as the pipeline draws them."""
+    if s.kind == "iterable":
+        return f"iter({src})"
+    if s.kind == "generator_function":
+        return f"{src}()"
+    count = ctx.need_import("itertools")
+    if not s.batch:
+        types = ctx.types_module()
+        arg = f"{types}.SampleInfo(i * {ctx.batch_size} + j, j, i, 0)" if s.nargs else ""
+        return f"map(lambda i: [{src}({arg}) for j in range({ctx.batch_size})], {count}.count())"
+    if s.nargs == 0:
+        return f"map(lambda i: {src}(), {count}.count())"
+    if s.batch_info:
+        return f"map(lambda i: {src}({ctx.types_module()}.BatchInfo(i, 0)), {count}.count())"
+    return f"map({src}, {count}.count())"
 
 
-def _rewrite(call, op, ctx):
-    if op.fn_name != "external_source":
-        return call
-    setup, expr, data = loop_source(call, ctx)
-    ctx.hoisted.extend(setup)
-    ctx.source_loop = (expr, data)
-    args = [cst.Arg(cst.Name(data))]
+def _stmt(text: str) -> cst.BaseStatement:
+    return cst.parse_statement(text)
+
+
+def _prepare(ctx) -> dict:
+    """Plan the pipeline's sources once: statements before the loop and in it; {id(call): data name}."""
+    state = ctx.rule_state.get(RULE.id)
+    if state is not None:
+        return state
+    mode, found = _pipeline_plan(ctx)
+    state = ctx.rule_state[RULE.id] = {}
+    sourced = [(call, s) for call, s in found if s is not FED]
+    if mode == "loop":
+        call, s = sourced[0]
+        src = fresh_name("source", ctx.taken)
+        data = fresh_name("source_data", ctx.taken)
+        ctx.loop_setup = [*ctx.loop_setup, _stmt(f"{src} = {code(kwarg(call, 'source').value)}\n")]
+        loop = src if s.kind == "iterable" else _iterator(s, src, ctx)
+        ctx.source_loop = (cst.parse_expression(loop), data)
+        state[id(call)] = data
+        return state
+    if not sourced:
+        return state
+    # A pipeline runs parallel sources' callbacks first, then the others.
+    sourced.sort(key=lambda cs: not cs[1].parallel)
+    end = fresh_name("end", ctx.taken)
+    setup = [_stmt(f"{end} = object()\n")]
+    draws, names = [], []
+    for call, s in sourced:
+        src = fresh_name("source", ctx.taken)
+        it = fresh_name("source_iter", ctx.taken)
+        data = fresh_name("source_data", ctx.taken)
+        setup.append(_stmt(f"{src} = {code(kwarg(call, 'source').value)}\n"))
+        setup.append(_stmt(f"{it} = {_iterator(s, src, ctx)}\n"))
+        draws.append(_stmt(f"{data} = next({it}, {end})\n"))
+        if s.cycle is not None:
+            # DALI's _CycleIter / _CycleGenFunc: the source is made anew where it ends
+            again = f"iter({src})" if s.kind == "iterable" else f"{src}()"
+            if s.cycle == "quiet":
+                then = f"\n    {data} = next({it}, {end})"
+            else:
+                then = "\n    return" if len(sourced) == 1 else ""
+            draws.append(_stmt(f"if {data} is {end}:\n    {it} = {again}{then}\n"))
+        names.append(data)
+        state[id(call)] = data
+    if not (len(sourced) == 1 and sourced[0][1].cycle == "raise"):
+        test = " or ".join(f"{n} is {end}" for n in names)
+        draws.append(_stmt(f"if {test}:\n    return\n"))
+    ctx.loop_setup = [*ctx.loop_setup, *setup]
+    ctx.draws = [*ctx.draws, *draws]
+    return state
+
+
+def _as_batch(data: cst.BaseExpression, call, ctx, output=None) -> cst.Call:
+    """``ndd.as_batch(data, ...)`` with the call's layout, dtype and device (``output``: this
+    output's (layout, dtype) when the source has several)."""
+    args = [cst.Arg(data)]
     for key in _KEEP:
+        if output is not None and key in ("layout", "dtype"):
+            value = output[0] if key == "layout" else output[1]
+            if value is not None:
+                args.append(cst.Arg(keyword=cst.Name(key), value=value, equal=_EQ))
+            continue
         a = kwarg(call, key)
         if a is not None:
             args.append(a.with_changes(comma=cst.MaybeSentinel.DEFAULT))
@@ -189,9 +517,34 @@ def _rewrite(call, op, ctx):
     return cst.Call(func=ctx.ndd_attr("as_batch"), args=args)
 
 
+_EQ = cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))
+
+
+def _rewrite(call, op, ctx):
+    if op.fn_name != "external_source":
+        return call
+    written = getattr(ctx, "call_as_written", None) or call
+    feed = kwarg(call, SYNTHETIC_FEED)
+    if feed is not None:
+        return _as_batch(feed.value, call, ctx)
+    data = _prepare(ctx)[id(written)]
+    s = _plan(written, ctx)
+    if s.outputs is None:
+        return _as_batch(cst.Name(data), call, ctx)
+    layouts, dtypes = _per_output(call, "layout", s.outputs), _per_output(call, "dtype", s.outputs)
+    items = []
+    for k in range(s.outputs):
+        part = f"{data}[{k}]" if s.batch else f"[sample[{k}] for sample in {data}]"
+        layout = layouts[k]
+        if isinstance(layout, cst.SimpleString) and not layout.evaluated_value:
+            layout = None
+        items.append(cst.Element(_as_batch(cst.parse_expression(part), call, ctx, output=(layout, dtypes[k]))))
+    return cst.Tuple(items, lpar=[], rpar=[])
+
+
 RULE = OpCallRule(
     id="external-source",
-    summary="fn.external_source(source=...) in a pipeline without a reader: the loop draws the source's batches, ndd.as_batch(...) wraps them",
+    summary="fn.external_source: the loop draws every source's batch each iteration (as the pipeline does), ndd.as_batch(...) wraps it",
     order=95,
     applies=lambda op: op.fn_name == "external_source",
     blocker=_blocker,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from dali_migrate.cst_util import dotted
 from dali_migrate.dali_imports import OPS, PIPELINE_CLASS
 from dali_migrate.rules.base import DetectorRule
 
@@ -88,8 +89,10 @@ def _find(module: cst.Module, names, parents, converted: set) -> list:
             found.append((stmt, reason))
 
     marked_classes = set()
+    pipeline_classes = set()  # names, so that subclasses of the file's Pipeline subclasses count too
     for cls in parents.find(cst.ClassDef):
-        if any(names.qualify(b.value) in PIPELINE_CLASS for b in cls.bases):
+        if any(names.qualify(b.value) in PIPELINE_CLASS or dotted(b.value) in pipeline_classes for b in cls.bases):
+            pipeline_classes.add(cls.name.value)
             marked_classes.add(id(cls))
             mark(cls, "Pipeline subclass (ops + define_graph): not converted yet; rewrite define_graph as a loop over ndd calls by hand")
 

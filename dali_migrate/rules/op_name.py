@@ -7,15 +7,20 @@ from dali_migrate.rules.base import OpCallRule
 
 # Why an operator with no dynamic-mode counterpart cannot be converted, and what to do instead.
 _NO_COUNTERPART = {
-    "python_function": "fn.python_function has no dynamic-mode counterpart: call the Python function on the batch's samples (e.g. via .torch() or numpy) in the loop",
     "dl_tensor_python_function": "fn.dl_tensor_python_function has no dynamic-mode counterpart: call the function on DLPack/torch views of the batch in the loop",
-    "constant": "fn.constant has no dynamic-mode counterpart: build the value with ndd.tensor/ndd.as_batch or numpy",
-    "shapes": "fn.shapes has no dynamic-mode counterpart: use the batch's .shape",
+}
+
+# Operators without an ndd counterpart that a rule of their own rewrites (and blocks where it cannot).
+_OWN_RULE = {
+    "external_source": "rules/external_source.py",
+    "constant": "rules/constant.py",
+    "shapes": "rules/shapes.py",
+    "python_function": "rules/python_function.py",
 }
 
 
 def _blocker(call, op, ctx):
-    if op.ndd_name is not None or op.fn_name == "external_source":  # external_source: rules/external_source.py
+    if op.ndd_name is not None or op.fn_name in _OWN_RULE:
         return None
     key = op.deprecated_alias_of or op.fn_name
     return _NO_COUNTERPART.get(

@@ -10,7 +10,9 @@
                                                               yield images, labels
 
 The generator never ends, like a pipeline: epochs follow each other, and ``next()`` on it gives
-the same sequence of batches that repeated ``pipe.run()`` calls give. Each item is a tuple with
+the same sequence of batches that repeated ``pipe.run()`` calls give. Where the pipeline takes data
+from Python (external sources, a converted class's ``iter_setup``), each iteration starts by
+drawing it, and the generator ends where ``pipe.run()`` raised StopIteration. Each item is a tuple with
 one entry per pipeline output, as ``pipe.run()`` returns.
 
 An ``EvalContext`` for ``num_threads`` and ``device_id`` is entered around each iteration's
@@ -23,6 +25,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
+from dali_migrate import legacy
 from dali_migrate.cst_util import code
 from dali_migrate.pipeline_analysis import SETTINGS, PipelineInfo, _binding_of
 from dali_migrate.rules.base import PipelineRule
@@ -112,8 +115,17 @@ def build(info: PipelineInfo, ctx, statements: list, returned: cst.BaseExpressio
     loop_body: list = []
     reader_name = None
     target = None
+    iter_setup: list = []
     for i, stmt in enumerate(statements):
-        if i == info.reader_index:
+        if legacy.iter_setup_draws(stmt) is not None:
+            # a converted Pipeline subclass's iter_setup(): where it raised StopIteration, pipe.run() did
+            iter_setup = [cst.Try(
+                body=cst.IndentedBlock(legacy.iter_setup_draws(stmt)),
+                handlers=[cst.ExceptHandler(
+                    body=cst.IndentedBlock([cst.SimpleStatementLine([cst.Return()])]), type=cst.Name("StopIteration"),
+                )],
+            )]
+        elif i == info.reader_index:
             reader_name = fresh_name("reader", taken)
             assign = stmt.body[0]
             target = assign.targets[0].target
@@ -129,6 +141,9 @@ def build(info: PipelineInfo, ctx, statements: list, returned: cst.BaseExpressio
             head.append(stmt)
         else:
             loop_body.append(stmt)
+    head.extend(getattr(ctx, "loop_setup", []))
+    # External data first, as a pipeline runs its sources' callbacks, then iter_setup(), then the graph.
+    draws = [*getattr(ctx, "draws", []), *iter_setup]
 
     value = _yield_value(info, returned)
     # The comments of the `return` line (above it and after it) go with the line that replaces it.
@@ -138,11 +153,12 @@ def build(info: PipelineInfo, ctx, statements: list, returned: cst.BaseExpressio
         out_name = fresh_name("outputs", taken)
         inner = [*loop_body, cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(out_name))], value)], **keep)]
         per_iteration = [
+            *draws,
             cst.With(items=[cst.WithItem(cst.Name(ctx_name))], body=cst.IndentedBlock(body=_no_blank_start(inner))),
             cst.SimpleStatementLine([cst.Expr(cst.Yield(cst.Name(out_name)))]),
         ]
     else:
-        per_iteration = _no_blank_start([*loop_body, cst.SimpleStatementLine([cst.Expr(cst.Yield(value))], **keep)])
+        per_iteration = [*draws, *_no_blank_start([*loop_body, cst.SimpleStatementLine([cst.Expr(cst.Yield(value))], **keep)])]
 
     if reader_name is not None:
         loop = cst.For(

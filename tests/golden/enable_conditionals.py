@@ -1,3 +1,4 @@
+# golden-run: pipe=cond_pipe args=(str(DATA / "images"),) iterations=8
 from nvidia.dali import fn, pipeline_def, types
 
 
@@ -5,7 +6,7 @@ from nvidia.dali import fn, pipeline_def, types
 def cond_pipe(root):
     jpegs, labels = fn.readers.file(file_root=root)
     images = fn.decoders.image(jpegs, output_type=types.RGB)
-    if labels == 0:
+    if fn.squeeze(labels, axes=[0]) == 0:
         images = fn.flip(images, horizontal=1)
     else:
         images = fn.flip(images, vertical=1)

@@ -58,7 +58,7 @@ def batch_info_pipe(*, batch_size=2, num_threads=1, device_id=None, seed=None):
 def iterable_pipe(*, batch_size=2, num_threads=1, device_id=None, seed=None):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     source_2 = Frames(8)
-    for source_data in iter(source_2):
+    for source_data in source_2:
         with ctx:
             frames = ndd.as_batch(source_data, layout="HWC")
             outputs = (ndd.flip(frames, horizontal=1),)

@@ -12,15 +12,15 @@ def good_pipe(root, *, batch_size=4, num_threads=1, device_id=None, seed=None):
             yield outputs
 
 
-# dali-migrate: [pipeline-def] pipeline not converted: fn.shapes has no dynamic-mode counterpart: use the batch's .shape
-@pipeline_def(batch_size=4, num_threads=1)
-def shapes_pipe(root):
+# dali-migrate: [pipeline-def] pipeline not converted: fn.dl_tensor_python_function has no dynamic-mode counterpart: call the function on DLPack/torch views of the batch in the loop
+@pipeline_def(batch_size=4, num_threads=1, exec_async=False, exec_pipelined=False)
+def dlpack_pipe(root):
     jpegs, labels = fn.readers.file(file_root=root)
     images = fn.decoders.image(jpegs)
-    return images, fn.shapes(images)
+    return images, fn.dl_tensor_python_function(images, function=lambda batch: batch)
 
 
 good = good_pipe("/data")
-other = shapes_pipe("/data")
+other = dlpack_pipe("/data")
 other.build()
 print(next(good), other.run())

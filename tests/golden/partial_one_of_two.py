@@ -7,15 +7,15 @@ def good_pipe(root):
     return fn.decoders.image(jpegs), labels
 
 
-@pipeline_def(batch_size=4, num_threads=1)
-def shapes_pipe(root):
+@pipeline_def(batch_size=4, num_threads=1, exec_async=False, exec_pipelined=False)
+def dlpack_pipe(root):
     jpegs, labels = fn.readers.file(file_root=root)
     images = fn.decoders.image(jpegs)
-    return images, fn.shapes(images)
+    return images, fn.dl_tensor_python_function(images, function=lambda batch: batch)
 
 
 good = good_pipe("/data")
 good.build()
-other = shapes_pipe("/data")
+other = dlpack_pipe("/data")
 other.build()
 print(good.run(), other.run())

@@ -1,21 +1,24 @@
+# golden-run: pipe=python_pipe args=(str(DATA / "images"),) iterations=7
 import numpy as np
-from nvidia.dali import fn, pipeline_def
+import nvidia.dali.experimental.dynamic as ndd
 
 
 def invert(image):
     return 255 - image
 
 
-# dali-migrate: [pipeline-def] pipeline not converted: fn.python_function has no dynamic-mode counterpart: call the Python function on the batch's samples (e.g. via .torch() or numpy) in the loop
-@pipeline_def(batch_size=4, num_threads=1, exec_async=False, exec_pipelined=False)
-def python_pipe(root):
-    jpegs, labels = fn.readers.file(file_root=root)
-    images = fn.decoders.image(jpegs)
-    images = fn.python_function(images, function=invert)
-    return images, labels
+def python_pipe(root, *, batch_size=4, num_threads=1, device_id=None, seed=None):
+    ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
+    reader = ndd.readers.File(file_root=root)
+    while True:
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+            with ctx:
+                images = ndd.decoders.image(jpegs)
+                images = ndd.as_batch([np.asarray(invert(np.asarray(sample)), order="C") for sample in images])
+                outputs = images, labels
+            yield outputs
 
 
 pipe = python_pipe("/data")
-pipe.build()
-images, labels = pipe.run()
-print(np.asarray(images.at(0)))
+images, labels = next(pipe)
+print(np.asarray(np.asarray(images.select(0))))

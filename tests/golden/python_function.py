@@ -1,3 +1,4 @@
+# golden-run: pipe=python_pipe args=(str(DATA / "images"),) iterations=7
 import numpy as np
 from nvidia.dali import fn, pipeline_def
 

@@ -18,9 +18,9 @@ def test_moved_experimental_operator():
 
 
 def test_operator_without_counterpart_blocks_the_pipeline():
-    out = pipeline("x = fn.python_function(fn.random.uniform(), function=abs)\nreturn x\n")
+    out = pipeline("x = fn.dl_tensor_python_function(fn.random.uniform(), function=abs)\nreturn x\n")
     assert "@pipeline_def" in out
-    assert "# dali-migrate: [pipeline-def] pipeline not converted: fn.python_function has no dynamic-mode counterpart" in out
+    assert "# dali-migrate: [pipeline-def] pipeline not converted: fn.dl_tensor_python_function has no dynamic-mode counterpart" in out
 
 
 def test_unknown_operator_blocks():

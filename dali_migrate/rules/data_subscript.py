@@ -1,0 +1,129 @@
+"""``x[...]`` on DALI data inside a pipeline -> ``x.slice[...]``.
+
+In a pipeline, subscripting a DataNode slices every sample (``images[10:20, 5:15]`` crops each
+image); an ``ndd.Batch`` cannot be subscripted (``TypeError``) and spells the same per-sample
+slicing ``batch.slice[...]``. The value must be seen to be DALI data: an operator's result, or a
+name only ever assigned such results in the pipeline. A subscript of a per-iteration name that
+may hold something else (a list of outputs, say) stops the conversion with a marker.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from dali_migrate import cst_walk
+from dali_migrate.rules.base import Rule
+
+
+def _assignments(info):
+    for stmt in info.statements:
+        for node in cst_walk.walk(stmt, not_into=(cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            if isinstance(node, cst.Assign):
+                yield [t.target for t in node.targets], node.value
+            elif isinstance(node, (cst.AugAssign, cst.AnnAssign)) and node.value is not None:
+                yield [node.target], node.value
+            elif isinstance(node, cst.For):
+                yield [node.target], None  # a loop variable: not known to be data
+
+
+def _target_names(target) -> list:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for el in target.elements for n in _target_names(el.value)]
+    return []
+
+
+def _is_data(expr, names, data: set) -> bool:
+    """Is ``expr`` a DataNode: an operator's result, arithmetic on one, or a name known to hold
+    one? Containers and other calls are not (``[a, b][0]`` picks a list element)."""
+    if isinstance(expr, cst.Name):
+        return expr.value in data
+    if isinstance(expr, cst.Call):
+        op = names.fn_op(expr.func)
+        if op is not None:
+            return "tfrecord" not in op  # the TFRecord reader gives a dict of DataNodes
+        q = names.qualify(expr.func) or ""
+        if q.startswith("nvidia.dali.math."):
+            return True
+        return (isinstance(expr.func, cst.Attribute) and expr.func.attr.value in ("gpu", "cpu")
+                and _is_data(expr.func.value, names, data))
+    if isinstance(expr, cst.BinaryOperation):
+        return _is_data(expr.left, names, data) or _is_data(expr.right, names, data)
+    if isinstance(expr, cst.UnaryOperation):
+        return _is_data(expr.expression, names, data)
+    if isinstance(expr, cst.Comparison):
+        return _is_data(expr.left, names, data) or any(_is_data(c.comparator, names, data) for c in expr.comparisons)
+    if isinstance(expr, cst.Subscript):
+        return _is_data(expr.value, names, data)
+    return False
+
+
+def data_names(info, names) -> tuple:
+    """(names only ever bound to DALI data in the pipeline, names bound to data and to other values)."""
+    assigns = list(_assignments(info))
+    data: set = set()
+    changed = True
+    while changed:
+        changed = False
+        for targets, value in assigns:
+            if value is not None and _is_data(value, names, data):
+                for t in targets:
+                    for n in _target_names(t):
+                        if n not in data:
+                            data.add(n)
+                            changed = True
+    mixed = {
+        n for targets, value in assigns if value is None or not _is_data(value, names, data)
+        for t in targets for n in _target_names(t) if n in data
+    }
+    return data - mixed, mixed
+
+
+def _subscripts(info):
+    roots = [*info.statements, *([info.returned] if info.returned is not None else [])]
+    for root in roots:
+        for node in cst_walk.walk(root, not_into=(cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            if isinstance(node, cst.Subscript):
+                yield node
+
+
+def blocker(info, names) -> Optional[str]:
+    data, mixed = data_names(info, names)
+    for sub in _subscripts(info):
+        if _is_data(sub.value, names, data) or _by_key(sub):
+            continue
+        used = cst_walk.names(sub.value)
+        if used & mixed or (used - info.setup_names - data) & _per_iteration_names(info):
+            return (f"`{cst.Module([]).code_for_node(sub)}`: cannot tell whether this indexes DALI data "
+                    "(per-sample slicing, `.slice[...]` in dynamic mode) or a Python value: convert by hand")
+    return None
+
+
+def _per_iteration_names(info) -> set:
+    return {n for targets, _ in _assignments(info) for t in targets for n in _target_names(t)} - info.setup_names
+
+
+def subscripts_to_rewrite(info, names) -> set:
+    """ids of the Subscript nodes (as written) that slice DALI data."""
+    data, _ = data_names(info, names)
+    return {id(sub) for sub in _subscripts(info) if _is_data(sub.value, names, data) and not _by_key(sub)}
+
+
+def _by_key(sub: cst.Subscript) -> bool:
+    """``x["key"]``: a dict lookup (a TFRecord reader's features), never per-sample slicing."""
+    return any(isinstance(el.slice, cst.Index) and isinstance(el.slice.value, (cst.SimpleString, cst.ConcatenatedString))
+               for el in sub.slice)
+
+
+def rewrite(updated: cst.Subscript) -> cst.Subscript:
+    return updated.with_changes(value=cst.Attribute(value=updated.value, attr=cst.Name("slice")))
+
+
+RULE = Rule(
+    id="data-subscript",
+    summary="x[...] on DALI data in a pipeline becomes x.slice[...] (per-sample slicing on an ndd.Batch)",
+    order=95,
+)

@@ -1,0 +1,19 @@
+"""Inputs fed from outside the pipeline before each run (pipe.feed_input), as inference code does:
+left to a person, with what to do."""
+import numpy as np
+from nvidia.dali import fn, pipeline_def, types
+
+
+# dali-migrate: [pipeline-def] pipeline not converted: fn.external_source without source= is fed from outside (pipe.feed_input("jpegs", data) / pipe.run(jpegs=data)), which a converted generator cannot take: write the operators after it as a function of that batch, starting from `ndd.as_batch(data, dtype=types.UINT8)` in place of this call, and call that function with each batch where pipe.run() was
+@pipeline_def(batch_size=2, num_threads=2, device_id=0, prefetch_queue_depth=1)
+def infer_pipe():
+    jpegs = fn.external_source(name="jpegs", dtype=types.UINT8)
+    images = fn.decoders.image(jpegs, device="mixed", output_type=types.RGB)
+    return fn.resize(images, resize_x=224, resize_y=224)
+
+
+pipe = infer_pipe()
+pipe.build()
+for files in [["a.jpg", "b.jpg"], ["c.jpg", "d.jpg"]]:
+    pipe.feed_input("jpegs", [np.fromfile(f, dtype=np.uint8) for f in files])
+    (images,) = pipe.run()

@@ -1,0 +1,185 @@
+"""rules/constant.py: fn.constant and types.Constant become the values a pipeline has, written for
+where they are used (golden-run case constant_values proves each form against a pipeline)."""
+
+from _helpers import convert, pipeline
+
+READ = "j, labels = fn.readers.file(file_root='d')\nimages = fn.decoders.image(j)\n"
+NUMPY = "import numpy as np\nimport nvidia.dali.fn as fn\nimport nvidia.dali.types as types\nfrom nvidia.dali import pipeline_def\n"
+
+
+def _np(body: str) -> str:
+    return convert(body, header=NUMPY)
+
+
+def _marker(out: str) -> str:
+    return "\n".join(line for line in out.splitlines() if line.startswith("# dali-migrate:"))
+
+
+def test_scalar_in_arithmetic_becomes_the_literal_of_its_type():
+    out = pipeline(READ + "return images * types.Constant(2.0), types.Constant(3) + labels, labels == types.Constant(True)\n")
+    assert "images * 2.0, 3 + labels, labels == True" in out and "types" not in out.split("def p")[1]
+
+
+def test_dtype_given_as_the_literal_type_is_coerced():
+    out = pipeline(READ + "return images * types.Constant(2, dtype=types.FLOAT), labels + types.Constant(2.7, dtype=types.INT32)\n")
+    assert "images * 2.0, labels + 2" in out
+
+
+def test_other_dtypes_become_typed_tensors():
+    out = pipeline(READ + "return labels * types.Constant(3, dtype=types.INT64), images - types.Constant(10, dtype=types.UINT8)\n")
+    assert "labels * ndd.tensor(3, dtype=ndd.int64), images - ndd.tensor(10, dtype=ndd.uint8)" in out
+
+
+def test_typed_tensor_in_a_gpu_pipeline_is_marked():
+    out = pipeline("j, labels = fn.readers.file(file_root='d')\nimages = fn.decoders.image(j, device='mixed')\n"
+                   "return images * types.Constant(3, dtype=types.INT64)\n")
+    assert "@pipeline_def" in out and "Cannot mix GPU and CPU inputs" in _marker(out)
+
+
+def test_literal_scalar_in_a_gpu_pipeline_converts():
+    out = pipeline("j, labels = fn.readers.file(file_root='d')\nimages = fn.decoders.image(j, device='mixed')\n"
+                   "return images * types.Constant(0.5)\n")
+    assert "images * 0.5" in out and "# dali-migrate" not in out
+
+
+def test_array_in_arithmetic_becomes_a_python_list():
+    out = _np("@pipeline_def(batch_size=4)\ndef p():\n    j, l = fn.readers.file(file_root='d')\n"
+                  "    images = fn.decoders.image(j, device='mixed')\n"
+                  "    return images * types.Constant(np.float32([1.25, 0.75, 0.5]))\n")
+    assert "images * [1.25, 0.75, 0.5]" in out and "# dali-migrate" not in out
+
+
+def test_float64_array_is_float32_and_int64_array_int32():
+    out = _np("@pipeline_def(batch_size=4)\ndef p():\n"
+                  "    return types.Constant(np.array([0.1, 2.0])), types.Constant(np.array([[1, 2], [3, 4]]))\n")
+    assert "ndd.tensor([0.10000000149011612, 2.0], dtype=ndd.float32)" in out
+    assert "ndd.tensor([[1, 2], [3, 4]], dtype=ndd.int32)" in out
+
+
+def test_int64_array_that_does_not_fit_int32_is_marked():
+    out = _np("@pipeline_def(batch_size=4)\ndef p():\n    return types.Constant(np.array([3000000000]))\n")
+    assert "does not fit INT32" in _marker(out)
+
+
+def test_fn_constant_is_a_batch_of_equal_samples():
+    out = pipeline("return fn.constant(idata=[1, 2, 3, 4], shape=[2, 2], dtype=types.UINT8, layout='HW')\n")
+    assert 'ndd.Batch.broadcast(ndd.tensor([[1, 2], [3, 4]], dtype=ndd.uint8, layout="HW"), batch_size)' in out
+
+
+def test_fn_constant_defaults_float32_or_int32_and_a_1d_shape():
+    out = pipeline("return fn.constant(fdata=0.5), fn.constant(idata=3), fn.constant(idata=3, shape=[])\n")
+    assert "ndd.tensor([0.5], dtype=ndd.float32)" in out
+    assert "ndd.tensor([3], dtype=ndd.int32)" in out and "ndd.tensor(3, dtype=ndd.int32)" in out
+
+
+def test_value_broadcast_to_a_large_shape_uses_full():
+    out = pipeline("return fn.constant(fdata=1.0, shape=[8, 8, 3], layout='HWC', device='gpu')\n")
+    assert ('ndd.Batch.broadcast(ndd.full(ndd.tensor(1.0, dtype=ndd.float32), shape=[8, 8, 3], layout="HWC"), '
+            'batch_size, device="gpu")') in out
+
+
+def test_values_the_type_does_not_hold_exactly_are_marked():
+    for call, why in [
+        ("fn.constant(fdata=[1.5], dtype=types.INT32)", "not a whole number"),
+        ("fn.constant(idata=[300], dtype=types.UINT8)", "does not fit UINT8"),
+        ("fn.constant(idata=[16777217], dtype=types.FLOAT)", "not exactly a FLOAT"),
+        ("fn.constant(fdata=[0.1], dtype=types.FLOAT16)", "not exactly a FLOAT16"),
+        ("fn.constant(idata=[2], dtype=types.BOOL)", "not 0 or 1"),
+        ("fn.constant(fdata=[1.0], dtype=types.FLOAT64)", "does not support FLOAT64"),
+        ("fn.constant(idata=[1, 2, 3], shape=[2, 2])", "do not fill the shape"),
+        ("fn.constant(idata=[1, 2], layout='HW')", "does not match"),
+        ("types.Constant(0.1, dtype=types.FLOAT64) * fn.random.uniform()", "as float32, not as FLOAT64"),
+    ]:
+        out = pipeline(f"return {call}\n")
+        assert "@pipeline_def" in out and why in _marker(out), call
+
+
+def test_non_literal_values_are_marked():
+    out = pipeline("v = [1, 2]\nreturn fn.constant(idata=v)\n")
+    assert "fn.constant(...) not converted: its value is not a literal" in _marker(out)
+
+
+def test_scalar_argument_becomes_its_value():
+    out = pipeline(READ + "return fn.rotate(images, angle=types.Constant(30, dtype=types.FLOAT))\n")
+    assert "ndd.rotate(images, angle=30.0)" in out
+
+
+def test_constant_node_argument_and_input_are_batches():
+    out = pipeline(READ + "return fn.rotate(images, angle=fn.constant(fdata=90.0, shape=[])), fn.cat(labels, types.Constant([7]))\n")
+    assert "angle=ndd.Batch.broadcast(ndd.tensor(90.0, dtype=ndd.float32), batch_size)" in out
+    assert "ndd.cat(labels, ndd.Batch.broadcast(ndd.tensor([7], dtype=ndd.int32), batch_size))" in out
+
+
+def test_scalar_output_is_a_0d_batch():
+    out = pipeline(READ + "return labels, types.Constant(7)\n")
+    assert "labels, ndd.Batch.broadcast(ndd.tensor(7, dtype=ndd.int32), batch_size)" in out
+
+
+def test_constant_with_only_constants_beside_it_is_a_batch():
+    # A Python list times 2 would repeat the list; the pipeline multiplies a batch.
+    out = pipeline("return fn.constant(idata=[1, 2]) * 2\n")
+    assert "ndd.Batch.broadcast(ndd.tensor([1, 2], dtype=ndd.int32), batch_size) * 2" in out
+
+
+def test_scalar_beside_no_data_is_marked():
+    out = pipeline("return types.Constant(2.0) * fn.constant(fdata=[1.0])\n")
+    assert "needs a DALI operand beside it" in _marker(out)
+
+
+def test_negative_base_of_a_power_keeps_its_sign():
+    out = pipeline(READ + "return types.Constant(-2.5) ** labels\n")
+    assert "(-2.5) ** labels" in out
+
+
+def test_named_scalar_follows_its_uses():
+    out = pipeline(READ + "scale = types.Constant(0.5)\nreturn images * scale + scale, fn.rotate(images, angle=scale)\n")
+    assert "scale = 0.5\n" in out and "# dali-migrate" not in out
+    out = pipeline(READ + "offset = types.Constant(3, dtype=types.INT64)\nreturn labels + offset, offset\n")
+    assert "offset = ndd.Batch.broadcast(ndd.tensor(3, dtype=ndd.int64), batch_size)" in out
+
+
+def test_named_constant_used_as_argument_and_operand_is_marked():
+    out = pipeline(READ + "k = types.Constant(3, dtype=types.INT64)\nreturn labels + k, fn.rotate(images, angle=k)\n")
+    assert "is an operator argument (a plain value there) and also used as data" in _marker(out)
+
+
+def test_named_constant_assigned_twice_is_marked():
+    out = pipeline(READ + "k = types.Constant(2.0)\nk = types.Constant(3.0)\nreturn images * k\n")
+    assert "assigned more than once" in _marker(out)
+
+
+def test_constant_used_elsewhere_is_marked():
+    out = pipeline(READ + "pair = [types.Constant(1.0), labels]\nreturn images, labels\n")
+    assert "used where this rule cannot follow its value" in _marker(out)
+
+
+def test_external_source_pipeline_batches_are_marked():
+    out = pipeline("x = fn.external_source(source=lambda i: [1, 2], batch=True)\nreturn x, fn.constant(idata=[1])\n")
+    assert "follows the external source's batches" in _marker(out)
+
+
+def test_scalar_constant_class_stays_marked():
+    out = pipeline(READ + "return labels * types.ScalarConstant(2)\n")
+    assert "types.ScalarConstant(...) has no dynamic-mode counterpart" in _marker(out)
+
+
+def test_imported_constant_function_and_unused_types_import_dropped():
+    out = convert("from nvidia.dali import fn, pipeline_def\nfrom nvidia.dali.types import Constant\n"
+                  "@pipeline_def(batch_size=2)\ndef p():\n    j, l = fn.readers.file(file_root='d')\n    return l * Constant(2)\n")
+    assert "l * 2" in out and "import Constant" not in out
+
+
+def test_named_literal_scalar_returned_is_a_batch_and_in_a_gpu_pipeline_marked():
+    out = pipeline(READ + "k = types.Constant(2.0)\nreturn images * k, k\n")
+    assert "k = ndd.Batch.broadcast(ndd.tensor(2.0, dtype=ndd.float32), batch_size)" in out
+    out = pipeline("j, labels = fn.readers.file(file_root='d')\nimages = fn.decoders.image(j, device='mixed')\n"
+                   "k = types.Constant(2.0)\nreturn images * k, k\n")
+    assert "Cannot mix GPU and CPU inputs" in _marker(out)
+
+
+def test_disabled_rule_blocks_instead_of_leaving_the_constant():
+    from _helpers import HEADER
+
+    out = convert("@pipeline_def(batch_size=2)\ndef p():\n    return fn.constant(idata=[1])\n", header=HEADER,
+                  rules={"pipeline-def", "op-name", "batch-size"})
+    assert "@pipeline_def" in out and "needs rule constant, which is disabled" in out

@@ -1,0 +1,165 @@
+from _helpers import convert, pipeline
+
+SOURCES = '''
+class Frames:
+    def __iter__(self):
+        yield [1]
+
+
+def count(info):
+    return [info.iteration]
+
+
+def gen():
+    yield [1]
+'''
+
+
+def es_pipeline(body: str, decorator: str = "@pipeline_def(batch_size=4)") -> str:
+    import textwrap
+
+    return convert(SOURCES + f"\n{decorator}\ndef p():\n" + textwrap.indent(textwrap.dedent(body), "    "))
+
+
+def test_one_iterable_source_drives_the_loop_and_is_iterated_once():
+    out = es_pipeline("x = fn.external_source(source=Frames(), layout='HWC')\nreturn fn.flip(x)\n")
+    # `for` calls iter() once, as DALI does; iter(iter(source)) would call __iter__ twice
+    assert "for source_data in source_2:" in out
+    assert "ndd.as_batch(source_data, layout='HWC')" in out
+
+
+def test_source_beside_a_reader_is_drawn_inside_the_reader_loop():
+    out = es_pipeline(
+        "jpegs, labels = fn.readers.file(file_root='d')\n"
+        "b = fn.external_source(source=count, batch_info=True)\n"
+        "return fn.decoders.image(jpegs) * b, labels\n"
+    )
+    assert "@pipeline_def" not in out
+    reader_loop = out.index("for jpegs, labels in reader.next_epoch(")
+    draw = out.index("source_data = next(source_iter, end)")
+    assert reader_loop < draw < out.index("with ctx:")
+    assert "if source_data is end:\n                return" in out
+    # the source is made once, after the reader, before the loop
+    assert out.index("reader = ndd.readers.File(") < out.index("source_iter = map(lambda i: source_2(types.BatchInfo(i, 0))") < reader_loop
+
+
+def test_several_sources_are_all_drawn_before_the_end_is_decided():
+    out = es_pipeline(
+        "a = fn.external_source(source=Frames())\nb = fn.external_source(source=gen)\nreturn a, b\n"
+    )
+    first, second = out.index("source_data = next(source_iter, end)"), out.index("source_data_2 = next(source_iter_2, end)")
+    assert first < second < out.index("if source_data is end or source_data_2 is end:\n            return")
+    assert "source_iter_2 = source_3()" in out
+
+
+def test_parallel_sources_are_drawn_first_as_a_pipeline_runs_them():
+    out = es_pipeline(
+        "a = fn.external_source(source=Frames())\nb = fn.external_source(source=count, parallel=True)\nreturn a, b\n"
+    )
+    assert out.index("next(source_iter, end)") < out.index("next(source_iter_2, end)")
+    assert "source_2 = count" in out
+
+
+def test_sources_sharing_a_name_are_left_to_a_person():
+    out = es_pipeline("a = fn.external_source(source=count)\nb = fn.external_source(source=count)\nreturn a, b\n")
+    assert "@pipeline_def" in out and "two sources use `count`" in out
+
+
+def test_cycle_true_rewinds_and_draws_again():
+    out = es_pipeline("return fn.external_source(source=Frames(), cycle=True)\n")
+    assert "if source_data is end:\n            source_iter = iter(source_2)\n            source_data = next(source_iter, end)" in out
+    assert out.count("if source_data is end:") == 2
+
+
+def test_cycle_quiet_with_a_generator_function_calls_it_again():
+    out = es_pipeline('return fn.external_source(source=gen, cycle="quiet")\n')
+    assert "source_iter = source_2()\n            source_data = next(source_iter, end)" in out
+
+
+def test_cycle_raise_rewinds_then_ends():
+    out = es_pipeline('return fn.external_source(source=Frames(), cycle="raise")\n')
+    assert "if source_data is end:\n            source_iter = iter(source_2)\n            return" in out
+
+
+def test_cycle_no_is_no_cycle():
+    out = es_pipeline('return fn.external_source(source=Frames(), cycle="no")\n')
+    assert "for source_data in source_2:" in out
+
+
+def test_cycle_with_a_callable_is_left_to_a_person():
+    out = es_pipeline("return fn.external_source(source=count, cycle=True)\n")
+    assert "@pipeline_def" in out and "cycle=...) with a callable source" in out
+
+
+def test_cycle_not_a_literal_is_left_to_a_person():
+    out = es_pipeline("return fn.external_source(source=Frames(), cycle=mode)\n")
+    assert "@pipeline_def" in out and "not written as True/False/None" in out
+
+
+def test_num_outputs_spreads_layout_and_dtype_as_dali_does():
+    out = es_pipeline(
+        "a, b, c = fn.external_source(source=Frames(), num_outputs=3, layout=['HWC', 'C'], dtype=types.UINT8)\nreturn a, b, c\n"
+    )
+    assert (
+        "a, b, c = ndd.as_batch(source_data[0], layout='HWC', dtype=types.UINT8), "
+        "ndd.as_batch(source_data[1], layout='C', dtype=types.UINT8), ndd.as_batch(source_data[2], dtype=types.UINT8)"
+    ) in out
+
+
+def test_num_outputs_per_sample_takes_each_sample_s_item():
+    out = es_pipeline("a, b = fn.external_source(source=count, batch=False, num_outputs=2)\nreturn a, b\n")
+    assert "a, b = ndd.as_batch([sample[0] for sample in source_data]), ndd.as_batch([sample[1] for sample in source_data])" in out
+
+
+def test_num_outputs_not_unpacked_is_left_to_a_person():
+    out = es_pipeline("out = fn.external_source(source=Frames(), num_outputs=2)\nreturn out[0]\n")
+    assert "@pipeline_def" in out and "unpacked on the spot" in out
+
+
+def test_num_outputs_with_layout_from_a_variable_is_left_to_a_person():
+    out = es_pipeline("a, b = fn.external_source(source=Frames(), num_outputs=2, layout=layouts)\nreturn a, b\n")
+    assert "@pipeline_def" in out and "write it as a literal" in out
+
+
+def test_source_made_from_setup_code_comes_after_it():
+    out = es_pipeline("n = 3\nx = fn.external_source(source=Frames(n))\nreturn x\n")
+    assert out.index("n = 3") < out.index("source_2 = Frames(n)")
+
+
+def test_source_whose_name_is_assigned_again_later_is_left_to_a_person():
+    out = es_pipeline("n = 3\nx = fn.external_source(source=Frames(n))\nn = 4\nreturn x + n\n")
+    assert "@pipeline_def" in out and "assigned again after it" in out
+
+
+def test_source_in_the_return_line_converts():
+    out = pipeline("return fn.external_source(source=[[1], [2]])\n")
+    assert "for source_data in source_2:" in out and "outputs = (ndd.as_batch(source_data),)" in out
+
+
+def test_fed_from_outside_says_what_to_write():
+    out = pipeline('x = fn.external_source(name="images", layout="HWC", dtype=types.UINT8)\nreturn fn.flip(x)\n')
+    assert "@pipeline_def" in out
+    assert 'pipe.feed_input("images", data) / pipe.run(images=data)' in out
+    assert '`ndd.as_batch(data, layout="HWC", dtype=types.UINT8)` in place of this call' in out
+
+
+def test_positional_arguments_are_left_to_a_person():
+    out = pipeline("return fn.external_source(Frames())\n")
+    assert "@pipeline_def" in out and "positional arguments" in out
+
+
+def test_source_no_output_uses_is_left_to_a_person():
+    # a pipeline prunes it and never calls its source
+    out = es_pipeline("x = fn.external_source(source=gen)\ny = x * 2\nx = fn.random.uniform(shape=2)\nreturn x\n")
+    assert "@pipeline_def" in out and "no pipeline output uses" in out
+
+
+def test_source_used_through_a_rebinding_converts():
+    out = es_pipeline("x = fn.external_source(source=gen)\nx = x * 2\nreturn x\n")
+    assert "@pipeline_def" not in out and "for source_data in source_2():" in out
+
+
+def test_module_level_source_object_says_to_make_it_in_the_pipeline():
+    out = convert(SOURCES + "\neii = Frames()\n\n@pipeline_def(batch_size=4)\ndef p():\n    return fn.external_source(source=eii)\n")
+    assert "@pipeline_def" in out and "the source `eii` is an object made at module level" in out
+    assert "make it in the pipeline (source=Frames(...))" in out

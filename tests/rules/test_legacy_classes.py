@@ -1,0 +1,312 @@
+"""Pipeline subclasses (dali_migrate/legacy.py): iter_setup / feed_input, subclasses of subclasses."""
+
+import textwrap
+
+from _helpers import convert
+
+HEADER = (
+    "import numpy as np\nimport nvidia.dali.ops as ops\nimport nvidia.dali.types as types\n"
+    "from nvidia.dali.pipeline import Pipeline\n"
+)
+
+
+def classes(body: str) -> str:
+    return convert(textwrap.dedent(body), header=HEADER)
+
+
+FED = '''
+class P(Pipeline):
+    def __init__(self, batch_size, num_threads, device_id, it):
+        super().__init__(batch_size, num_threads, device_id)
+        self.input = ops.ExternalSource({es_args})
+        self.flip = ops.Flip(horizontal=1)
+        self.it = it
+
+    def define_graph(self):
+        self.x = self.input()
+        return self.flip(self.x)
+
+    def iter_setup(self):
+        {iter_setup}
+'''
+
+
+def fed(iter_setup: str, es_args: str = "") -> str:
+    return classes(FED.format(iter_setup=iter_setup, es_args=es_args))
+
+
+def test_iter_setup_becomes_the_start_of_each_iteration():
+    out = fed("self.feed_input(self.x, next(self.it), layout='HWC')")
+    assert "class P" not in out
+    assert "try:\n            x_data = next(it)\n        except StopIteration:\n            return" in out
+    assert "x = ndd.as_batch(x_data, layout='HWC')" in out
+    assert out.index("except StopIteration") < out.index("with ctx:")
+
+
+def test_feed_of_a_name_uses_it_as_it_is():
+    out = fed("batch = next(self.it)\n        self.feed_input(self.x, batch)")
+    assert "batch = next(it)" in out and "x = ndd.as_batch(batch)" in out and "x_data" not in out
+
+
+def test_feed_by_the_external_source_s_name():
+    out = fed("self.feed_input('frames', next(self.it))", es_args="name='frames'")
+    assert "class P" not in out and "ndd.as_batch(" in out
+
+
+def test_layout_of_the_operator_is_kept_and_an_equal_feed_layout_accepted():
+    out = fed("self.feed_input(self.x, next(self.it), layout='HWC')", es_args="layout='HWC'")
+    assert out.count("layout='HWC'") == 1 and "ndd.as_batch(x_data, layout='HWC')" in out
+
+
+def test_different_layouts_are_left_to_a_person():
+    out = fed("self.feed_input(self.x, next(self.it), layout='CHW')", es_args="layout='HWC'")
+    assert "class P(Pipeline)" in out and "layout= and feed_input's layout differ" in out
+
+
+def test_feed_with_cuda_stream_is_left_to_a_person():
+    out = fed("self.feed_input(self.x, next(self.it), cuda_stream=0)")
+    assert "class P(Pipeline)" in out and "feed_input(cuda_stream=0) is not converted" in out
+
+
+def test_batch_size_attribute_is_the_batch_size_setting():
+    out = fed("self.feed_input(self.x, [np.zeros(2)] * self.max_batch_size)")
+    assert "x_data = [np.zeros(2)] * batch_size" in out
+
+
+def test_feed_under_a_condition_is_left_to_a_person():
+    out = fed("b = next(self.it)\n        if b:\n            self.feed_input(self.x, b)")
+    assert "class P(Pipeline)" in out and "under a condition or in a loop" in out
+
+
+def test_early_return_is_left_to_a_person():
+    out = fed("b = next(self.it)\n        if not b:\n            return\n        self.feed_input(self.x, b)")
+    assert "class P(Pipeline)" in out and "returns early" in out
+
+
+def test_state_kept_by_iter_setup_is_a_local_of_the_generator():
+    out = classes('''
+        class P(Pipeline):
+            def __init__(self, batch_size, num_threads, device_id):
+                super().__init__(batch_size, num_threads, device_id)
+                self.input = ops.ExternalSource()
+                self.step = 0
+
+            def define_graph(self):
+                self.x = self.input()
+                return self.x
+
+            def iter_setup(self):
+                self.step += 1
+                self.feed_input(self.x, [np.full((2,), self.step)] * self.batch_size)
+    ''')
+    assert "step = 0" in out and "step += 1" in out and "x_data = [np.full((2,), step)] * batch_size" in out
+
+
+def test_graph_reading_what_iter_setup_changes_is_left_to_a_person():
+    out = classes('''
+        class P(Pipeline):
+            def __init__(self, batch_size, num_threads, device_id):
+                super().__init__(batch_size, num_threads, device_id)
+                self.input = ops.ExternalSource()
+                self.angle = 0.0
+
+            def define_graph(self):
+                self.x = self.input()
+                return self.x * self.angle
+
+            def iter_setup(self):
+                self.angle += 1.0
+                self.feed_input(self.x, [np.zeros(2)] * self.batch_size)
+    ''')
+    assert "class P(Pipeline)" in out and "reads self.angle, which iter_setup changes" in out
+
+
+def test_iter_setup_locals_that_clash_with_the_graph_are_renamed():
+    out = fed("x = next(self.it)\n        self.feed_input(self.x, x)")
+    assert "x_2 = next(it)" in out and "x = ndd.as_batch(x_2)" in out
+
+
+def test_module_level_iterator_used_only_by_the_pipeline_converts():
+    src = FED.format(iter_setup="self.feed_input(self.x, next(batches))", es_args="")
+    out = classes("batches = iter([[np.zeros(2)] * 4])\n" + src)
+    assert "class P" not in out and "x_data = next(batches)" in out
+
+
+def test_module_level_iterator_used_elsewhere_is_left_to_a_person():
+    src = FED.format(iter_setup="self.feed_input(self.x, next(batches))", es_args="")
+    out = classes("batches = iter([[np.zeros(2)] * 4])\n" + src + "first = next(batches)\n")
+    assert "class P(Pipeline)" in out and "module-level batches, which other code of the file uses too" in out
+
+
+def test_source_and_iter_setup_draw_in_the_pipeline_s_order():
+    out = classes('''
+        def angles(info):
+            return [np.float32(info.iteration)] * 2
+
+        class P(Pipeline):
+            def __init__(self, batch_size, num_threads, device_id, it):
+                super().__init__(batch_size, num_threads, device_id)
+                self.input = ops.ExternalSource()
+                self.angles = ops.ExternalSource(source=angles)
+                self.it = it
+
+            def define_graph(self):
+                self.x = self.input()
+                return self.x, self.angles()
+
+            def iter_setup(self):
+                self.feed_input(self.x, next(self.it))
+    ''')
+    # sources' callbacks first, then iter_setup (which a pipeline skips once a source ended)
+    assert out.index("source_data = next(source_iter, end)") < out.index("if source_data is end:") < out.index("x_data = next(it)")
+
+
+BASE = '''
+class Base(Pipeline):
+    def __init__(self, batch_size, num_threads, device_id, data_dir, size=64):
+        super(Base, self).__init__(batch_size, num_threads, device_id, seed=3)
+        self.input = ops.readers.File(file_root=data_dir)
+        self.decode = ops.decoders.Image()
+        self.res = ops.Resize(resize_x=size, resize_y=size)
+
+    def define_graph(self):
+        jpegs, labels = self.input()
+        images = self.res(self.decode(jpegs))
+        return images, labels
+'''
+
+
+def test_subclass_adding_a_step_after_the_base_graph():
+    out = classes(BASE + '''
+class Flipped(Base):
+    def __init__(self, batch_size, num_threads, device_id, data_dir):
+        super(Flipped, self).__init__(batch_size, num_threads, device_id, data_dir, size=32)
+        self.flip = ops.Flip(horizontal=1)
+
+    def define_graph(self):
+        images, labels = super().define_graph()
+        return self.flip(images), labels
+''')
+    assert "class " not in out
+    flipped = out[out.index("def Flipped"):]
+    assert "def Flipped(batch_size, num_threads, device_id, data_dir, *, seed=3):" in flipped
+    assert "ndd.resize(ndd.decoders.image(jpegs), resize_x=32, resize_y=32)" in flipped
+    assert "outputs = ndd.flip(images, horizontal=1), labels" in flipped
+    assert "images, labels = images, labels" not in flipped
+
+
+def test_subclass_without_init_takes_the_base_s_signature():
+    out = classes(BASE + '''
+class Raw(Base):
+    def define_graph(self):
+        jpegs, labels = self.input()
+        return self.decode(jpegs), labels
+''')
+    assert "def Raw(batch_size, num_threads, device_id, data_dir, size=64, *, seed=3):" in out
+
+
+def test_base_init_called_by_name():
+    out = classes(BASE + '''
+class Small(Base):
+    def __init__(self, batch_size, num_threads, device_id, data_dir):
+        Base.__init__(self, batch_size, num_threads, device_id, data_dir, 16)
+''')
+    assert "def Small(" in out and "resize_x=16, resize_y=16" in out
+
+
+def test_base_argument_that_is_computed_is_left_to_a_person():
+    out = classes(BASE + '''
+class Twice(Base):
+    def __init__(self, batch_size, num_threads, device_id, data_dir, size):
+        super().__init__(batch_size, num_threads, device_id, data_dir, size=size * 2)
+''')
+    assert "class Twice(Base)" in out and "passes `size * 2` for size" in out
+    # the base stays a class for it
+    assert "class Base(Pipeline)" in out and "class Twice extends it and stays a class" in out
+
+
+def test_subclass_with_a_method_of_its_own_keeps_the_base_a_class():
+    out = classes(BASE + '''
+class WithEpoch(Base):
+    def set_epoch(self, epoch):
+        self.epoch = epoch
+''')
+    assert "class WithEpoch(Base)" in out and "the class also defines set_epoch()" in out
+    assert "class Base(Pipeline)" in out and "class WithEpoch extends it and stays a class" in out
+
+
+def test_class_attributes_are_left_to_a_person():
+    out = classes('''
+        class P(Pipeline):
+            SIZE = 4
+
+            def __init__(self, batch_size, num_threads, device_id):
+                super().__init__(batch_size, num_threads, device_id)
+                self.r = ops.random.Uniform()
+
+            def define_graph(self):
+                return self.r()
+    ''')
+    assert "class P(Pipeline)" in out and "class attributes" in out
+
+
+def test_subclass_stopped_by_its_uses_keeps_the_base_a_class():
+    out = classes(BASE + '''
+class Small(Base):
+    def __init__(self, batch_size, num_threads, device_id, data_dir):
+        super().__init__(batch_size, num_threads, device_id, data_dir, size=16)
+
+
+p = Small(2, 1, 0, "d")
+p.build()
+p.run()
+p.reset()
+''')
+    assert "class Small(Base)" in out and "p.reset() has no automatic dynamic-mode conversion" in out
+    assert "class Base(Pipeline)" in out and "class Small extends it and stays a class" in out
+
+
+def test_feeding_a_node_no_output_uses_is_left_to_a_person():
+    out = classes('''
+        class P(Pipeline):
+            def __init__(self, batch_size, num_threads, device_id, it):
+                super().__init__(batch_size, num_threads, device_id)
+                self.a = ops.ExternalSource()
+                self.b = ops.ExternalSource()
+                self.it = it
+
+            def define_graph(self):
+                self.x = self.a()
+                self.y = self.b()
+                return self.x
+
+            def iter_setup(self):
+                x, y = next(self.it)
+                self.feed_input(self.x, x)
+                self.feed_input(self.y, y)
+    ''')
+    assert "class P(Pipeline)" in out and "whose output no pipeline output uses" in out
+
+
+def test_iter_setup_beside_a_reader_draws_inside_the_reader_loop():
+    out = classes('''
+        class P(Pipeline):
+            def __init__(self, batch_size, num_threads, device_id, data_dir, angles):
+                super().__init__(batch_size, num_threads, device_id)
+                self.reader = ops.readers.File(file_root=data_dir)
+                self.decode = ops.decoders.Image()
+                self.angle_in = ops.ExternalSource()
+                self.rotate = ops.Rotate()
+                self.angles = angles
+
+            def define_graph(self):
+                jpegs, labels = self.reader()
+                self.angle = self.angle_in()
+                return self.rotate(self.decode(jpegs), angle=self.angle), labels
+
+            def iter_setup(self):
+                self.feed_input(self.angle, [np.float32(a) for a in next(self.angles)], "")
+    ''')
+    reader_loop = out.index("for jpegs, labels in reader.next_epoch(")
+    assert reader_loop < out.index("angle_data = [np.float32(a) for a in next(angles)]") < out.index("with ctx:")
+    assert "angle = ndd.as_batch(angle_data)\n" in out  # an empty layout is no layout
