@@ -92,11 +92,12 @@ def _subscripts(info):
 
 def blocker(info, names) -> Optional[str]:
     data, mixed = data_names(info, names)
+    per_iteration = _per_iteration_names(info)
     for sub in _subscripts(info):
         if _is_data(sub.value, names, data) or _by_key(sub):
             continue
         used = cst_walk.names(sub.value)
-        if used & mixed or (used - info.setup_names - data) & _per_iteration_names(info):
+        if used & mixed or (used - info.setup_names - data) & per_iteration:
             return (f"`{cst.Module([]).code_for_node(sub)}`: cannot tell whether this indexes DALI data "
                     "(per-sample slicing, `.slice[...]` in dynamic mode) or a Python value: convert by hand")
     return None
