@@ -25,6 +25,7 @@ from dali_migrate.pipeline_analysis import TYPES_CONSTANT, analyze, helpers_with
 from dali_migrate.pipeline_context import PipelineContext
 from dali_migrate.rules import conditionals as conditionals_rule
 from dali_migrate.rules import data_subscript
+from dali_migrate.rules import pipe_run as pipe_run_rule
 from dali_migrate.rules import pipeline_def as pipeline_rule
 from dali_migrate.rules.base import CallSiteRule, DetectorRule, OpCallRule
 
@@ -207,6 +208,8 @@ class _Converter:
                 continue
             self.converted[name] = info
             self.rewrites += self._pending_rewrites.get(name, 0)
+            if self._runs_caught(plan):
+                new_func = self._resumable(new_func)
             self.replace[id(info.func)] = new_func
             site_rewrites.update(plan.rewrites)
             self.helpers.update(plan.helpers)
@@ -217,6 +220,24 @@ class _Converter:
                 drops.setdefault(key, [])
                 drops[key] = [*drops[key], *[("none", k) for k in kws]]
         self._analysed = (site_rewrites, drops)
+
+    def _runs_caught(self, plan) -> bool:
+        """Whether the file calls this pipeline's ``run()`` inside a ``try`` that catches errors."""
+        runs = {key for key, (rule, _) in plan.rewrites.items() if rule.id == pipe_run_rule.RULE.id}
+        if not runs:
+            return False
+        for node in self.parents.find(cst.Try):
+            if node.handlers and any(id(n) in runs for stmt in node.body.body for n in cst_walk.walk(stmt)):
+                return True
+        return False
+
+    def _resumable(self, new_func):
+        key = pipeline_rule.RESUME_HELPER_KEY
+        if key not in self.helpers:
+            self.helpers[key] = pipeline_rule.RESUME_HELPER.format(name=fresh_name("ResumeAfterErrors", self.taken))
+            self.imports.setdefault("functools", None)
+        helper = self.helpers[key].split("class ", 1)[1].split(":", 1)[0]
+        return pipeline_rule.resume_after_errors(new_func, helper, self.taken | cst_walk.names(new_func))
 
     def run(self) -> str:
         self.run_analysis()

@@ -18,6 +18,10 @@ one entry per pipeline output, as ``pipe.run()`` returns.
 An ``EvalContext`` for ``num_threads`` and ``device_id`` is entered around each iteration's
 operator calls and left before the ``yield``: a context held across a ``yield`` would stay active in the caller's code
 and break when two converted pipelines are iterated in turn.
+
+Where the file calls a pipeline's ``run()`` inside a ``try`` that catches errors, the generator is
+emitted resumable (``resume_after_errors``): pipe.run() after a failed run gives the next batch,
+but a generator that raised is finished.
 """
 
 from __future__ import annotations
@@ -202,3 +206,86 @@ def _comment_of(decorator: cst.Decorator) -> list:
 
 def describe(info: PipelineInfo) -> str:
     return f"{info.name}: {code(info.decorator.decorator)}"
+
+
+#: Module-level code a resumable converted pipeline needs (added once per file).
+RESUME_HELPER_KEY = "resume-after-errors"
+RESUME_HELPER = '''
+class {name}:
+    """Added by dali-migrate: the converted pipeline's next() raises a failing iteration's error and
+    the next call gives the next batch, as pipe.run() did. A generator that raised is finished, so
+    the converted pipeline yields the error and this iterator raises it.
+    """
+
+    def __init__(self, generator):
+        self._generator = generator
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        outputs = next(self._generator)
+        if isinstance(outputs, Exception):
+            raise outputs
+        return outputs
+
+    @classmethod
+    def wrap(cls, pipeline):
+        @functools.wraps(pipeline)
+        def start(*args, **kwargs):
+            return cls(pipeline(*args, **kwargs))
+
+        return start
+'''
+
+
+def resume_after_errors(func: cst.FunctionDef, helper: str, taken: set) -> cst.FunctionDef:
+    """The converted generator ``func`` made to go on after an iteration fails.
+
+    The file catches errors of ``pipe.run()`` and calls it again; in pipeline mode the next run()
+    gives the next batch. Each iteration's operator calls (the ``with ctx:`` block before the
+    ``yield``) are caught and the error yielded in place of the outputs; the decorator's iterator
+    raises it at that ``next()``. Reader and external-source errors still end the generator (they
+    happen outside the block), as they end a pipeline's epoch.
+    """
+
+    class _Wrap(cst.CSTTransformer):
+        def leave_IndentedBlock(self, original, updated):
+            body = list(updated.body)
+            for i in range(len(body) - 1):
+                block, after = body[i], body[i + 1]
+                yielded = _yielded_name(after)
+                if isinstance(block, cst.With) and yielded is not None:
+                    error = cst.Name(error_name)
+                    body[i] = cst.Try(
+                        body=cst.IndentedBlock([block]),
+                        handlers=[cst.ExceptHandler(
+                            type=cst.Name("Exception"),
+                            name=cst.AsName(name=error),
+                            body=cst.IndentedBlock([cst.SimpleStatementLine(
+                                [cst.Assign([cst.AssignTarget(cst.Name(yielded))], error)],
+                                trailing_whitespace=cst.TrailingWhitespace(
+                                    whitespace=cst.SimpleWhitespace("  "),
+                                    comment=cst.Comment("# raised by next(), as pipe.run() raised it"),
+                                ),
+                            )]),
+                        )],
+                    )
+            return updated.with_changes(body=body)
+
+    from dali_migrate.cst_util import fresh_name
+
+    # `except ... as x` unbinds x when the handler ends: it must not be a name the pipeline uses.
+    error_name = fresh_name("error", taken)
+    wrapped = func.visit(_Wrap())
+    return wrapped.with_changes(
+        decorators=[cst.Decorator(cst.parse_expression(f"{helper}.wrap")), *wrapped.decorators]
+    )
+
+
+def _yielded_name(stmt):
+    if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr):
+        value = stmt.body[0].value
+        if isinstance(value, cst.Yield) and isinstance(value.value, cst.Name):
+            return value.value.value
+    return None

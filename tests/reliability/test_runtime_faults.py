@@ -2,7 +2,8 @@
 
 - A corrupt (truncated) JPEG in the data set: pipeline mode raises at some run(), the converted
   generator at the same iteration with the same error text core; a hand-written runtime loop can
-  catch it and go on with the next batch, which equals the pipeline's next batch.
+  catch it and go on with the next batch, which equals the pipeline's next batch, and so does a
+  converted loop that catches run()'s error (the codemod emits that pipeline resumable).
 - A missing file in a file list, and a wrong argument: the error surfaces at the call (the first
   next()) with DALI's message.
 - Two threads, each running a converted loop with its own EvalContext, give the same outputs as
@@ -52,6 +53,21 @@ def decode_simple(root):
     images = fn.decoders.image(jpegs, device="cpu")
     images = fn.resize(images, resize_x=16, resize_y=16)
     return images, labels
+
+
+def run_skipping_errors(root, iterations):
+    """A training loop that logs a failing batch and goes on with the next one."""
+    pipe = decode_simple(root)
+    pipe.build()
+    outcomes = []
+    for _ in range(iterations):
+        try:
+            images, labels = pipe.run()
+        except RuntimeError as e:
+            outcomes.append(e)
+            continue
+        outcomes.append((images, labels))
+    return outcomes
 
 
 @pipeline_def(batch_size=4, num_threads=2, device_id=None, seed=7)
@@ -181,18 +197,33 @@ def test_runtime_loop_goes_on_after_a_corrupt_jpeg(modules, corrupt_dir):
             assert _equal(a, b), i
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "codemod design limit (engine/pipeline_def rule, not ours to change): the converted pipeline is "
-    "a generator, and a Python generator that raised is finished: after a corrupt JPEG, next(pipe) "
-    "raises StopIteration, where pipe.run() in DALI 2.4 goes on with the next batch. Code that "
-    "catches the error and keeps training must recreate the generator (which restarts the epoch)."))
+def test_converted_loop_goes_on_after_an_error_like_pipeline_mode(modules, corrupt_dir):
+    """The file catches run()'s error and calls it again: the converted pipeline is emitted
+    resumable (a generator that raised would be finished), so the converted loop gets the same
+    errors at the same iterations and the same batches in between, over the epoch boundary."""
+    orig, conv = modules
+    ref = orig.run_skipping_errors(str(corrupt_dir), 9)
+    got = conv.run_skipping_errors(str(corrupt_dir), 9)
+    assert [i for i, r in enumerate(ref) if isinstance(r, Exception)] == [2, 7]
+    assert [i for i, r in enumerate(got) if isinstance(r, Exception)] == [2, 7]
+    for i, (a, b) in enumerate(zip(got, ref)):
+        if isinstance(a, Exception):
+            assert type(a) is type(b) and _core(str(a)) == _core(str(b)), (a, b)
+            continue
+        images, labels = b
+        pipe_batch = ([np.array(images.at(k)) for k in range(len(images))],
+                      [int(np.array(labels.at(k)).item()) for k in range(len(labels))])
+        assert _equal(_batch(*a), pipe_batch), i
+
+
 def test_converted_generator_goes_on_after_an_error(modules, corrupt_dir):
     _, conv = modules
     gen = conv.decode_simple(str(corrupt_dir), batch_size=BATCH, num_threads=2, device_id=None, seed=7)
     next(gen), next(gen)
     with pytest.raises(RuntimeError):
         next(gen)
-    next(gen)  # the pipeline would give batch 3 here
+    images, labels = next(gen)  # the pipeline gives batch 3 here
+    assert images.batch_size == BATCH
 
 
 def test_missing_file_in_a_file_list(modules, fixture_data, tmp_path):

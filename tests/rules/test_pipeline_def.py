@@ -69,3 +69,43 @@ def test_scalar_constant_blocks_the_pipeline():
     out = convert_source(src)
     assert "@pipeline_def" in out.output
     assert any("types.ScalarConstant" in m.reason for m in out.markers)
+
+
+_RESUME_SRC = '''\
+from nvidia.dali import fn, pipeline_def
+
+
+@pipeline_def(batch_size=2)
+def p(root):
+    error = 3
+    j, l = fn.readers.file(file_root=root)
+    return fn.decoders.image(j), l
+
+
+def use(root):
+    pipe = p(root)
+    pipe.build()
+    for _ in range(4):
+        {call}
+'''
+
+
+def _resume_case(call: str) -> str:
+    from dali_migrate.engine import convert_source
+
+    return convert_source(_RESUME_SRC.replace("{call}", call)).output
+
+
+def test_run_caught_makes_the_generator_resumable():
+    out = _resume_case("try:\n            pipe.run()\n        except Exception:\n            pass")
+    assert "@ResumeAfterErrors.wrap\ndef p(" in out and "import functools" in out
+    # `error` is the pipeline's own name: the handler's name must not unbind it
+    assert "except Exception as error_2:\n                outputs = error_2" in out
+    assert out.count("class ResumeAfterErrors") == 1
+
+
+def test_run_not_caught_stays_a_plain_generator():
+    for call in ("pipe.run()", "try:\n            pipe.run()\n        finally:\n            pass",
+                 "try:\n            x = 1\n        except Exception:\n            pipe.run()"):
+        out = _resume_case(call)
+        assert "ResumeAfterErrors" not in out and "functools" not in out, call
