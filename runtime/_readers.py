@@ -14,8 +14,11 @@ an error: the new iterator continues from the reader's current position.
 """
 
 import base64
+import concurrent.futures
 import math
+import os
 import sys
+import threading
 
 from . import _backend as _be
 from . import _eval, _ops, _seeds
@@ -52,6 +55,31 @@ class ReaderState:
 
     def __hash__(self):
         return hash(self._serialized)
+
+
+# DALI_MIGRATE_READ_AHEAD=0 turns reading ahead off (to compare, or to debug a reader).
+_READ_AHEAD = os.environ.get("DALI_MIGRATE_READ_AHEAD", "1") != "0"
+_ahead_lock = threading.Lock()
+_ahead_pool = None
+
+
+def _read_ahead_pool():
+    """One thread for every reader's read-ahead: reads are short, and one thread keeps them in
+    submission order."""
+    global _ahead_pool
+    with _ahead_lock:
+        if _ahead_pool is None:
+            _ahead_pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="dali-migrate-read-ahead")
+        return _ahead_pool
+
+
+def _forget_pool_after_fork():
+    global _ahead_pool
+    _ahead_pool = None  # its thread did not survive the fork
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pool_after_fork)
 
 
 class Reader:
@@ -93,6 +121,8 @@ class Reader:
                 static["seed"] = session.seed_for(frame)
         self._static = static
         self._op = None
+        self._op_backend = None
+        self._ahead = None  # the epoch's next batch, being read on the read-ahead thread
         self._api_type = None
 
     def _init_backend(self, batch_size):
@@ -100,6 +130,7 @@ class Reader:
             ctx = _eval.EvalContext.current()
             backend = self._def.backend_for(_ops.Device(self._device))
             self._max_batch_size = batch_size
+            self._op_backend = backend
             self._op = _be.Operator(self._schema_name, backend, self._static, [], {}, batch_size,
                                     ctx.num_threads,
                                     None if backend == "cpu" else _ops.Device(self._device)
@@ -153,13 +184,21 @@ class Reader:
 
     def get_metadata(self, batch_size=None):
         self._init_backend(batch_size or self._batch_size or 1)
+        self._settle()
         return self._op.reader_meta()
 
     def _epoch_size(self):
+        self._settle()
         padded = self._op.reader_meta()["epoch_size_padded"]
         return _shard_size(padded, self._shard_id, self._num_shards)
 
+    def _settle(self):
+        """Wait for a read ahead (kept for the next next()) before using the operator here."""
+        if self._ahead is not None:
+            concurrent.futures.wait([self._ahead])
+
     def _run(self, bs):
+        self._settle()
         ctx = _eval.EvalContext.current()
         return self._op.run(ctx.thread_pool, [], {}, bs, ctx.cuda_stream)
 
@@ -195,19 +234,48 @@ class Reader:
     # The context is entered only while the reader runs, never across a yield: the caller's
     # code between two batches must not run inside it (its device would become the thread's
     # current one, and stay so while the generator is suspended).
+    #
+    # A CPU reader reads the epoch's next batch on a thread of its own while the caller works on
+    # the current one, as a pipeline's CPU stage runs ahead of its GPU stage: on the GPU machine
+    # the reader's copy of a batch of 256 JPEGs is a quarter of an eager iteration. The items and
+    # their order are the same (only this reader touches its state, in order); an error of the
+    # read surfaces at the next() that asks for that batch, as it would eagerly. Not within
+    # reach: the first batch of an epoch, readers on the GPU, readers whose state is saved
+    # (a checkpoint must not count a batch the caller has not taken).
     def _batches(self, batch_size, ctx):
         ctx = ctx or _eval.EvalContext.current()
         with ctx:
             self._init_backend(batch_size)
             epoch_size = self._epoch_size()
+        ahead = self._may_read_ahead()
         idx = 0
         while idx < epoch_size:
-            with ctx:
-                outs = self._run(batch_size)
+            pending, self._ahead = self._ahead, None
+            if pending is not None:
+                outs = pending.result()
+            else:
+                with ctx:
+                    outs = self._run(batch_size)
             idx += len(outs[0])
+            if ahead and idx < epoch_size:
+                # kept on the reader, not in this generator: a caller that stops mid-epoch and
+                # calls next_epoch() again gets this batch, the one an eager reader reads next
+                self._ahead = _read_ahead_pool().submit(self._run_ahead, batch_size)
             yield tuple(Batch(_tl=o) for o in outs)
         with ctx:
             self._advance_shard()
+
+    def _may_read_ahead(self):
+        return (_READ_AHEAD and self._op is not None and self._op_backend == "cpu"
+                and not self._checkpointing_enabled)
+
+    def _run_ahead(self, bs):
+        # A pool of its own: a DALI thread pool runs one operator at a time, and the caller's
+        # pool is busy with the caller's operators meanwhile.
+        pool = getattr(self, "_ahead_pool", None)
+        if pool is None:
+            pool = self._ahead_pool = _be.ThreadPool(1, None)
+        return self._op.run(pool, [], {}, bs, None)
 
     def _samples(self, ctx):
         ctx = ctx or _eval.EvalContext.current()

@@ -1,0 +1,77 @@
+"""Readers read the epoch's next batch ahead on a thread of their own (runtime/_readers.py).
+
+What must not change: the items and their order (with breaks mid-epoch too), and where an error
+of a read surfaces (at the next() that asks for that batch, and the reader goes on after it).
+"""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("nvidia.dali")
+
+import dali_migrate.runtime as ndd  # noqa: E402
+from dali_migrate.runtime import _readers  # noqa: E402
+
+
+def _key(batches):
+    return [(tuple(int(np.asarray(t).item()) for t in labels), tuple(np.asarray(j).tobytes() for j in jpegs))
+            for jpegs, labels in batches]
+
+
+def _stream(image_dir, read_ahead, monkeypatch):
+    """Batches of a shuffled reader, with the caller stopping mid-epoch twice."""
+    monkeypatch.setattr(_readers, "_READ_AHEAD", read_ahead)
+    reader = ndd.readers.File(file_root=image_dir, random_shuffle=True, seed=5, initial_fill=8)
+    got, seen_ahead = [], False
+    for stop in (2, None, 4, None, None):
+        for i, batch in enumerate(reader.next_epoch(batch_size=4)):
+            seen_ahead |= reader._ahead is not None
+            got.append(batch)
+            if stop is not None and i + 1 == stop:
+                break
+    return _key(got), seen_ahead
+
+
+def test_same_batches_as_reading_on_demand_with_breaks(image_dir, monkeypatch):
+    ahead, seen = _stream(image_dir, True, monkeypatch)
+    eager, seen_eager = _stream(image_dir, False, monkeypatch)
+    assert seen and not seen_eager  # the read-ahead path really ran (and only there)
+    assert len(ahead) == len(eager) == 2 + 6 + 4 + 6 + 6
+    assert ahead == eager
+
+
+class _FailingRuns:
+    """The reader's backend operator, failing its `fail_at`-th run (0-based)."""
+
+    def __init__(self, op, fail_at):
+        self._op, self._fail_at, self.runs = op, fail_at, 0
+
+    def run(self, *args):
+        n, self.runs = self.runs, self.runs + 1
+        if n == self._fail_at:
+            raise RuntimeError("disk on fire")
+        return self._op.run(*args)
+
+    def __getattr__(self, name):
+        return getattr(self._op, name)
+
+
+def test_a_failed_read_surfaces_at_its_own_next_and_the_epoch_goes_on(image_dir):
+    reader = ndd.readers.File(file_root=image_dir)
+    it = reader.next_epoch(batch_size=4)
+    first = next(it)  # creates the operator; the second batch is being read ahead now
+    reader._settle()
+    reader._op = _FailingRuns(reader._op, fail_at=0)  # the next run: the third batch's, read ahead
+    second = next(it)
+    reader._settle()
+    assert reader._op.runs == 1  # it was read ahead, and failed there
+    with pytest.raises(RuntimeError, match="disk on fire"):
+        next(it)
+    # a generator that raised is finished; a new next_epoch goes on from the reader's position
+    rest = list(reader.next_epoch(batch_size=4))
+    labels = [int(np.asarray(t).item()) for b in (first, second, *rest) for t in b[1]]
+    assert len(rest) == 6  # the epoch size again
+    # files in order, 7 per class; the failed run did not move the operator, so the stream
+    # goes on with the third batch (files 8-11)
+    assert labels[:8] == [0] * 7 + [1]
+    assert labels[8:12] == [1, 1, 1, 1]
