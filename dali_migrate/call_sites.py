@@ -15,8 +15,10 @@ from typing import Optional
 import libcst as cst
 import libcst.matchers as m
 
+from dali_migrate.cst_util import code
 from dali_migrate.parents import Parents
 from dali_migrate.pipeline_analysis import NOT_CONVERTED, PERF_ONLY, SETTINGS, PipelineInfo
+from dali_migrate.rules import batch_device_check as device_check
 from dali_migrate.rules.base import CallSiteRule
 
 REMOVE = object()
@@ -33,6 +35,11 @@ class Site:
     reader_call: Optional[cst.Call]  # the converted reader construction (for epoch sizes)
     names: object = None  # the file's DaliNames (to recognise framework iterators)
     taken: set = dataclasses.field(default_factory=set)  # identifiers the module uses
+    #: {variable: [Site or None]}: the scope's pipeline variables, one entry per binding (None: not
+    #: from a pipeline call), for ``It([pipe0, pipe1], ...)`` (pipe_lists.py)
+    scope_pipes: dict = dataclasses.field(default_factory=dict)
+    #: the comprehension that makes a list of these pipelines, when the receiver is that list
+    comp: Optional[cst.ListComp] = None
 
 
 @dataclasses.dataclass
@@ -51,6 +58,18 @@ class Plan:
     helpers: dict = dataclasses.field(default_factory=dict)
     #: ids of the statements holding a converted framework iterator (the detector leaves them)
     converted_statements: set = dataclasses.field(default_factory=set)
+    #: names of the pipelines given to one iterator with this one: converted together or not at all
+    together: set = dataclasses.field(default_factory=set)
+    #: (id(function), parameter) -> (the FunctionDef, kind): parameters of functions of the file
+    #: that get this pipeline, or its outputs, from a call (see _plan_handoff)
+    handoffs: dict = dataclasses.field(default_factory=dict)
+    #: ids of the call arguments that hand them over
+    handoff_args: set = dataclasses.field(default_factory=set)
+    #: id(node) -> (node, rule, site) of the rewrites inside those functions (shared by every
+    #: pipeline the function gets: they must come out the same for each)
+    shared_rewrites: dict = dataclasses.field(default_factory=dict)
+    #: pipelines passed to the same function as this one: converted together or not at all
+    share_with: set = dataclasses.field(default_factory=set)
 
 
 def _rules_for(rules, receiver: str) -> dict:
@@ -158,6 +177,35 @@ class _State:
     other_pipes: set = dataclasses.field(default_factory=set)
     outputs: set = dataclasses.field(default_factory=set)
     batches: set = dataclasses.field(default_factory=set)
+    #: (id(function), parameter) of the functions the pipeline went through to get here
+    chain: tuple = ()
+
+
+def _enumerated(loop: cst.For, parents: Parents, state) -> bool:
+    """``for i, out in enumerate(outputs):`` (the builtin): ``out`` is one of the outputs."""
+    it, target = loop.iter, loop.target
+    return (
+        isinstance(it, cst.Call)
+        and m.matches(it.func, m.Name("enumerate"))
+        and len(it.args) == 1
+        and it.args[0].keyword is None
+        and not it.args[0].star
+        and _kind(it.args[0].value, parents, state) == "outputs"
+        and isinstance(target, (cst.Tuple, cst.List))
+        and len(target.elements) == 2
+        and not any(isinstance(e, cst.StarredElement) for e in target.elements)
+        and isinstance(target.elements[1].value, cst.Name)
+        and not _shadowed("enumerate", parents)
+    )
+
+
+def _shadowed(builtin: str, parents: Parents) -> bool:
+    """Does the file bind the name of a builtin (a def, class, import or assignment of it)?"""
+    return any(
+        isinstance(parents.of(n), (cst.FunctionDef, cst.ClassDef, cst.ImportAlias, cst.AsName, cst.Param))
+        or _is_binding(n, parents)
+        for n in parents.names(builtin)
+    )
 
 
 def _track_names(nodes: list, state: _State, parents: Parents) -> list:
@@ -169,6 +217,12 @@ def _track_names(nodes: list, state: _State, parents: Parents) -> list:
         for node in assigns:
             value = node.value if isinstance(node, cst.Assign) else node.iter
             kind = _kind(value, parents, state)
+            if isinstance(node, cst.For) and _enumerated(node, parents, state):
+                name = node.target.elements[1].value.value
+                if name not in state.batches:
+                    state.batches.add(name)
+                    changed = True
+                continue
             if kind is None:
                 continue
             targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
@@ -196,6 +250,10 @@ def _track_names(nodes: list, state: _State, parents: Parents) -> list:
         value = node.value if isinstance(node, cst.Assign) else node.iter
         if _kind(value, parents, state) is not None:
             continue
+        if isinstance(node, cst.For) and _enumerated(node, parents, state):
+            if {n.value for n in parents.find(cst.Name, within=node.target.elements[0].value)} & tracked:
+                conflicts.append(node)
+            continue
         targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
         for target in targets:
             if {n.value for n in parents.find(cst.Name, within=target)} & tracked:
@@ -209,7 +267,10 @@ def plan(module, parents: Parents, pipelines: dict, rules, ndd: str, numpy: Opti
     pipe_rules = _rules_for(rules, "pipeline")
     pipe_rules.update({("iterator", k): v for k, v in _rules_for(rules, "iterator").items()})
     batch_rules = _rules_for(rules, "batch")
+    from dali_migrate import pipe_lists
+
     pipe_vars: dict = {}  # id(scope) -> names of variables holding a converted pipeline
+    made: dict = {}  # id(scope) -> (scope, {variable: [(pipeline, call)]})
     for name in pipelines:
         for ref in parents.names(name):
             call = parents.of(ref)
@@ -217,6 +278,13 @@ def plan(module, parents: Parents, pipelines: dict, rules, ndd: str, numpy: Opti
             if isinstance(assign, cst.Assign) and len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name):
                 scope = parents.scope(assign) or module
                 pipe_vars.setdefault(id(scope), set()).add(assign.targets[0].target.value)
+                made.setdefault(id(scope), (scope, {}))[1].setdefault(assign.targets[0].target.value, []).append((name, call))
+
+    def make_site(name, call, **more):
+        return Site(ndd=ndd, numpy=numpy, pipeline=pipelines[name], construction=call, reader_call=readers.get(name),
+                    names=names, taken=set(taken), **more)
+
+    scope_pipes = {key: pipe_lists.scope_sites(scope, parents, calls, make_site) for key, (scope, calls) in made.items()}
     plans = {}
     for name, info in pipelines.items():
         p = Plan()
@@ -232,6 +300,20 @@ def plan(module, parents: Parents, pipelines: dict, rules, ndd: str, numpy: Opti
                 stmt = parents.statement(ref)
                 call = parent if isinstance(parent, cst.Call) and parent.func is ref else None
                 assign = parents.of(call) if call is not None else None
+                if callee == name and isinstance(assign, cst.ListComp) and assign.elt is call:
+                    # `pipes = [P(...) for i in range(n)]`, one pipeline per GPU
+                    _plan_construction(call, info, p, stmt)
+                    pipe_lists.plan(assign, make_site(name, call, comp=assign), parents, module, pipe_rules, p)
+                    continue
+                target = _handoff_target(call, parents) if call is not None else None
+                if target is not None:
+                    # `show(train_pipe(...))`: the function gets the pipeline object itself.
+                    if callee == name:
+                        _plan_construction(call, info, p, stmt)
+                    site = Site(ndd=ndd, numpy=numpy, pipeline=info, construction=None,
+                                reader_call=readers.get(name), names=names, taken=set(taken))
+                    _plan_handoff(call, "pipe", target, parents, _State(var=None), site, pipe_rules, batch_rules, p)
+                    continue
                 if not (
                     isinstance(assign, cst.Assign)
                     and assign.value is call
@@ -245,13 +327,59 @@ def plan(module, parents: Parents, pipelines: dict, rules, ndd: str, numpy: Opti
                 var = assign.targets[0].target.value
                 scope = parents.scope(assign) or module
                 site = Site(ndd=ndd, numpy=numpy, pipeline=info, construction=call if callee == name else None,
-                            reader_call=readers.get(name), names=names, taken=set(taken))
+                            reader_call=readers.get(name), names=names, taken=set(taken),
+                            scope_pipes=scope_pipes.get(id(scope), {}))
                 others = pipe_vars.get(id(scope), set()) - {var}
                 for factory in _plan_uses(scope, var, assign, parents, site, pipe_rules, batch_rules, p, others):
                     if factory not in follow:
                         follow.append(factory)
+    _check_handoffs(plans, parents)
     _share_blockers(plans)
     return plans
+
+
+def _check_handoffs(plans: dict, parents: Parents) -> None:
+    """A function that gets pipelines (or their outputs) from its callers is converted only when
+    every call of it passes a converted pipeline's, of one kind, and its body comes out the same
+    for each of them."""
+    passed = set()
+    for p in plans.values():
+        passed |= p.handoff_args
+    users: dict = {}  # (id(function), parameter) -> [plan]
+    for p in plans.values():
+        for key in p.handoffs:
+            users.setdefault(key, []).append(p)
+    for key, group in users.items():
+        param = key[1]
+        func, kind = group[0].handoffs[key]
+        fname = func.name.value
+        reasons = []
+        if any(q.handoffs[key][1] != kind for q in group):
+            reasons.append((func, f"{fname}() gets a pipeline in `{param}` in one call and pipeline outputs in another: convert by hand"))
+        for ref in _references(fname, parents):
+            call = parents.of(ref)
+            if ref is func.name or not isinstance(call, cst.Call):
+                continue
+            arg = _argument_for(call, func, param)
+            if arg is None or id(arg) not in passed:
+                what = "a pipeline" if kind == "pipe" else "pipeline outputs"
+                reasons.append((parents.statement(call), f"{fname}() gets {what} in `{param}` elsewhere, but here something dali-migrate cannot follow: convert {fname}() and its calls by hand"))
+        rendered: dict = {}
+        for q in group:
+            for node_id, (node, rule, site) in q.shared_rewrites.items():
+                new = rule.rewrite(node, _receiver(node), site)
+                rendered.setdefault(node_id, set()).add(None if new is None else code(new))
+        for node_id, forms in rendered.items():
+            if len(forms) > 1:
+                node = _node_by_id(node_id, parents)
+                reasons.append((parents.statement(node), f"{fname}() would need different code here for the pipelines it gets: convert by hand"))
+        # One body for all of them: if one pipeline stays, the function stays as it was.
+        names = [n for n, q in plans.items() if q in group]
+        for q in group:
+            q.blockers.extend(reasons)
+        for name, q in plans.items():
+            if q in group:
+                q.share_with |= set(names) - {name}
 
 
 def _share_blockers(plans: dict) -> None:
@@ -266,6 +394,14 @@ def _share_blockers(plans: dict) -> None:
             for other_name, other in plans.items():
                 if other is not p and other.blockers and p.tracked & other.tracked:
                     p.blockers.append((None, f"shares output names with pipeline {other_name}, which is not converted"))
+                    changed = True
+                    break
+                if other is not p and other.blockers and other_name in p.share_with:
+                    p.blockers.append((None, f"is passed to a function of this file that also gets pipeline {other_name}, which is not converted"))
+                    changed = True
+                    break
+                if other is not p and other.blockers and other_name in p.together:
+                    p.blockers.append((None, f"is given to one iterator with pipeline {other_name}, which is not converted"))
                     changed = True
                     break
 
@@ -322,18 +458,32 @@ def _plan_uses(scope, var, assign, parents, site, pipe_rules, batch_rules, p: Pl
         # apart from the outputs of what it holds next.
         p.blockers.append((parents.statement(assign), f"`{var}` is assigned more than once and its outputs are kept in variables: convert by hand"))
         return []
+    return _plan_nodes(scope, own, nodes, state, parents, site, pipe_rules, batch_rules, p)
+
+
+def _plan_nodes(scope, own, nodes, state, parents, site, pipe_rules, batch_rules, p: Plan, handoff=None) -> list:
+    """Plan every use of the tracked names among ``nodes``; the functions whose callers get the
+    pipeline (factories). ``handoff``: the parameter, when ``scope`` is a function that gets the
+    pipeline or its outputs from its callers (then nothing of it may leave the function)."""
+    var = state.var
     tracked = {var} | state.outputs | state.batches
+    tracked.discard(None)
     p.tracked |= {(id(scope), n) for n in state.outputs | state.batches}
     for nested in _free_in_nested(own, tracked, parents):
-        p.blockers.append((nested, f"a nested function uses the pipeline `{var}` or its outputs: convert by hand"))
+        p.blockers.append((nested, f"a nested function uses the pipeline `{var or handoff}` or its outputs: convert by hand"))
     factories = []
     for node in nodes:
+        if handoff is not None and isinstance(node, cst.Return) and node.value is not None:
+            if {n.value for n in parents.find(cst.Name, within=node.value)} & tracked:
+                p.blockers.append((parents.statement(node), f"{scope.name.value}() returns what it got in `{handoff}` (or its outputs), which dali-migrate does not follow to its callers: convert by hand"))
+            continue
         if isinstance(node, cst.Name) and node.value in tracked:
             if _is_binding(node, parents):
                 continue
             parent = parents.of(node)
             if (
-                node.value == var
+                handoff is None
+                and node.value == var
                 and isinstance(parent, cst.Return)
                 and isinstance(scope, cst.FunctionDef)
                 and parents.scope(scope) is None
@@ -341,10 +491,154 @@ def _plan_uses(scope, var, assign, parents, site, pipe_rules, batch_rules, p: Pl
                 factories.append(scope.name.value)  # its callers get the pipeline: follow them
                 continue
             _plan_expr(node, _kind(node, parents, state), parents, state, site, pipe_rules, batch_rules, p)
-        elif isinstance(node, (cst.Subscript, cst.Call)) and _kind(node, parents, state) == "batch":
-            # Subscripts and calls that yield batches (out[0], b.as_cpu()) are expressions of their own.
-            _plan_expr(node, "batch", parents, state, site, pipe_rules, batch_rules, p)
+        elif isinstance(node, (cst.Subscript, cst.Call)) and _kind(node, parents, state) in ("batch", "outputs"):
+            # Subscripts and calls that yield batches (out[0], b.as_cpu()) or outputs (pipe.run())
+            # are expressions of their own.
+            _plan_expr(node, _kind(node, parents, state), parents, state, site, pipe_rules, batch_rules, p)
     return factories
+
+
+def _module_function(name: str, parents: Parents):
+    """The module-level function ``name`` when it is the file's only binding of the name and every
+    other mention of it is a call of it; else None (a decorator, a second definition, an
+    assignment, a use as a value: the calls cannot all be seen)."""
+    cache = parents.__dict__.setdefault("_module_functions", {})
+    if name in cache:
+        return cache[name]
+    found = None
+    defs = [d for d in parents.find(cst.FunctionDef) if d.name.value == name]
+    if len(defs) == 1 and parents.scope(defs[0]) is None and not defs[0].decorators and defs[0].asynchronous is None:
+        func = defs[0]
+        refs = [r for r in _references(name, parents) if r is not func.name]
+        if all(isinstance(parents.of(r), cst.Call) and parents.of(r).func is r for r in refs):
+            found = func
+    cache[name] = found
+    return found
+
+
+def _references(name: str, parents: Parents) -> list:
+    """The Name nodes spelled ``name`` that may refer to a variable (not ``x.name``, ``f(name=...)``)."""
+    found = []
+    for ref in parents.names(name):
+        parent = parents.of(ref)
+        if isinstance(parent, cst.Attribute) and parent.attr is ref:
+            continue
+        if isinstance(parent, cst.Arg) and parent.keyword is ref:
+            continue
+        found.append(ref)
+    return found
+
+
+def _bound_param(call: cst.Call, func: cst.FunctionDef, arg: cst.Arg):
+    """The parameter of ``func`` that ``arg`` of ``call`` binds, or None (a star argument before
+    it, *args / **kwargs taking it, no such parameter)."""
+    params = func.params
+    if arg.star:
+        return None
+    if arg.keyword is not None:
+        named = [q for q in [*params.params, *params.kwonly_params] if q.name.value == arg.keyword.value]
+        return named[0] if named else None
+    positional = [a for a in call.args if a.keyword is None]
+    if any(a.star for a in positional[: positional.index(arg)]):
+        return None
+    i = positional.index(arg)
+    every = [*params.posonly_params, *params.params]
+    return every[i] if i < len(every) else None
+
+
+def _argument_for(call: cst.Call, func: cst.FunctionDef, param: str):
+    """The argument ``call`` gives ``func``'s parameter ``param``; None when it gives none or
+    cannot be told (star arguments)."""
+    if any(a.star for a in call.args):
+        return None
+    for arg in call.args:
+        bound = _bound_param(call, func, arg)
+        if bound is not None and bound.name.value == param:
+            return arg
+    return None
+
+
+def _handoff_target(node, parents: Parents):
+    """(call, function, parameter) when ``node`` is an argument of a call of a function defined
+    once at the top of this file (``run_and_print(pipe)``), else None."""
+    arg = parents.of(node)
+    if not (isinstance(arg, cst.Arg) and arg.value is node):
+        return None
+    call = parents.of(arg)
+    if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Name)):
+        return None
+    func = _module_function(call.func.value, parents)
+    if func is None:
+        return None
+    param = _bound_param(call, func, arg)
+    if param is None:
+        return None
+    return call, func, param
+
+
+def _plan_handoff(node, kind, target, parents, state, site, pipe_rules, batch_rules, p: Plan) -> None:
+    """The pipeline (kind "pipe"), its outputs ("outputs") or one output ("batch") is passed to a
+    function of this file: its uses of the parameter are planned as those of a local variable.
+
+    The calls of the function are checked in :func:`_check_handoffs` (every one must pass what
+    this parameter gets here); the function body is shared by every pipeline passed to it, so
+    they convert together or not at all and its rewrites must be the same for each."""
+    call, func, param = target
+    name = param.name.value
+    stmt = parents.statement(node)
+    key = (id(func), name)
+    p.handoff_args.add(id(parents.of(node)))
+    if key in state.chain:
+        p.blockers.append((stmt, f"{func.name.value}() gets the pipeline again through a recursive call: convert by hand"))
+        return
+    if key in p.handoffs:
+        if p.handoffs[key][1] != kind:
+            p.blockers.append((stmt, f"{func.name.value}() gets both a pipeline and its outputs in `{name}`: convert by hand"))
+        return
+    p.handoffs[key] = (func, kind)
+    own = _scope_nodes(func, parents)
+    if _rebinds(own, name, parents):
+        p.blockers.append((func, f"{func.name.value}() assigns its parameter `{name}`, which gets a pipeline (or its outputs): dali-migrate cannot follow it, convert by hand"))
+        return
+    inner = _State(var=name if kind == "pipe" else None, chain=(*state.chain, key))
+    if kind == "outputs":
+        inner.outputs.add(name)
+    elif kind == "batch":
+        inner.batches.add(name)
+    for bad in _track_names(own.nodes, inner, parents):
+        p.blockers.append((parents.statement(bad), "a name holding pipeline outputs is also assigned other values here: convert by hand"))
+    # Another function's body cannot see the arguments the pipeline was made with.
+    inner_site = dataclasses.replace(site, construction=None)
+    before = dict(p.rewrites)
+    _plan_nodes(func, own, own.nodes, inner, parents, inner_site, pipe_rules, batch_rules, p, handoff=name)
+    for node_id, (rule, used_site) in p.rewrites.items():
+        if node_id not in before:
+            p.shared_rewrites[node_id] = (_node_by_id(node_id, parents), rule, used_site)
+
+
+def _rebinds(own: _ScopeNodes, name: str, parents: Parents) -> bool:
+    """Does the scope itself (not a nested one) assign ``name``, delete it or declare it global?"""
+    for node in own.nodes:
+        if isinstance(node, (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.NamedExpr, cst.Del)):
+            target = node.target
+        elif isinstance(node, cst.AsName):
+            target = node.name
+        elif isinstance(node, (cst.Global, cst.Nonlocal)):
+            if any(n.name.value == name for n in node.names):
+                return True
+            continue
+        else:
+            continue
+        if any(n.value == name for n in parents.find(cst.Name, within=target)) and not isinstance(target, (cst.Attribute, cst.Subscript)):
+            return True
+    return False
+
+
+def _node_by_id(node_id: int, parents: Parents):
+    table = parents.__dict__.get("_by_id")
+    if table is None:
+        table = parents.__dict__["_by_id"] = {id(n): n for n in parents.order}
+    return table[node_id]
 
 
 def _nodes_while_bound(bindings: list, assign, nodes: list, parents: Parents) -> Optional[list]:
@@ -404,11 +698,18 @@ def _plan_expr(node, kind, parents, state, site, pipe_rules, batch_rules, p: Pla
                 _use(rule, call, stmt, site, p)
                 if id(call) in p.rewrites:
                     p.converted_statements.add(id(stmt))
-                    for key, text in getattr(rule, "helpers", lambda site: {})(site).items():
+                    for key, text in getattr(rule, "helpers", lambda site, call: {})(site, call).items():
                         p.helpers[key] = text
+                    from dali_migrate.pipe_lists import members
+
+                    p.together |= {m.pipeline.name for m in members(call, site) or () if m is not None}
             return
         call = parents.of(parent) if isinstance(parent, cst.Attribute) and parent.value is node else None
         if not (isinstance(call, cst.Call) and call.func is parent):
+            target = _handoff_target(node, parents)
+            if target is not None:
+                _plan_handoff(node, kind, target, parents, state, site, pipe_rules, batch_rules, p)
+                return
             p.blockers.append((stmt, f"the pipeline object `{state.var}` is used here in a way dali-migrate cannot follow (e.g. passed to an iterator); convert by hand"))
             return
         rule = pipe_rules.get(parent.attr.value)
@@ -417,6 +718,18 @@ def _plan_expr(node, kind, parents, state, site, pipe_rules, batch_rules, p: Pla
             return
         _use(rule, call, stmt, site, p)
         return
+    if kind in ("outputs", "batch"):
+        target = _handoff_target(node, parents)
+        if target is not None:
+            _plan_handoff(node, kind, target, parents, state, site, pipe_rules, batch_rules, p)
+            return
+        call = parents.of(parent) if isinstance(parent, cst.Arg) else None
+        if isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and any(
+            d.name.value == call.func.value for d in parents.find(cst.FunctionDef)
+        ):
+            # A function of this file would get ndd.Batch objects where it used TensorLists.
+            p.blockers.append((stmt, f"pipeline outputs are passed to {call.func.value}(), which dali-migrate cannot follow here (defined more than once, decorated, or not only called): convert it and this call by hand"))
+            return
     if kind != "batch":
         return
     if isinstance(parent, cst.Attribute) and parent.value is node:
@@ -439,6 +752,19 @@ def _plan_expr(node, kind, parents, state, site, pipe_rules, batch_rules, p: Pla
         return
     if isinstance(parent, cst.Arg):
         call = parents.of(parent)
+        if isinstance(call, cst.Call) and m.matches(call.func, m.Name("type") | m.Name("isinstance")) and call.args[0] is parent:
+            check = call
+            if m.matches(call.func, m.Name("type")):
+                check = parents.of(call)
+                check = parents.of(check) if isinstance(check, cst.ComparisonTarget) else check
+            rule = batch_rules.get("__device_check__")
+            if not device_check.matches(check) or _shadowed(call.func.value, parents):
+                p.blockers.append((stmt, "the class of a pipeline output is looked at here (an ndd.Batch is neither TensorList): convert by hand"))
+            elif rule is None:
+                p.blockers.append((stmt, "a pipeline output's class is checked: use batch.device.device_type"))
+            else:
+                _use(rule, check, stmt, site, p)
+            return
         if isinstance(call, cst.Call) and m.matches(call.func, m.Name("len")) and len(call.args) == 1:
             rule = batch_rules.get("__len__")
             if rule is None:
@@ -483,6 +809,8 @@ def _use(rule, node, stmt, site, p: Plan) -> None:
 
 
 def _receiver(node):
+    if isinstance(node, cst.Comparison):
+        return device_check.receiver(node)
     if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
         return node.func.value
     if isinstance(node, cst.Subscript):

@@ -23,6 +23,7 @@ from dali_migrate.dali_imports import FN, MATH, collect
 from dali_migrate.model import ConversionError, ConversionResult
 from dali_migrate.pipeline_analysis import TYPES_CONSTANT, analyze, helpers_with_ops, pipeline_decorator
 from dali_migrate.pipeline_context import PipelineContext
+from dali_migrate.rules import build_time_calls
 from dali_migrate.rules import conditionals as conditionals_rule
 from dali_migrate.rules import data_subscript
 from dali_migrate.rules import pipe_run as pipe_run_rule
@@ -146,6 +147,7 @@ class _Converter:
         self.imports: dict = {}  # modules converted pipelines need imported (ordered)
         self.helpers: dict = {}  # key -> module-level source the converted code needs (call-site rules)
         self.converted_statements: set = set()  # ids of statements whose DALI use was converted
+        self._variables = None  # names the module reads or binds as variables (computed on first use)
 
     # -- names -------------------------------------------------------------------------------
     def _ndd_alias(self) -> str:
@@ -227,7 +229,9 @@ class _Converter:
         if not runs:
             return False
         for node in self.parents.find(cst.Try):
-            if node.handlers and any(id(n) in runs for stmt in node.body.body for n in cst_walk.walk(stmt)):
+            if any(_catches_errors(h) for h in node.handlers) and any(
+                id(n) in runs for stmt in node.body.body for n in cst_walk.walk(stmt)
+            ):
                 return True
         return False
 
@@ -290,6 +294,8 @@ class _Converter:
             if reason is not None and reason not in info.blockers:
                 info.blockers.append(reason)
             conditionals_rule.check(info, ctx, enabled=_on(conditionals_rule.RULE, self.enabled))
+            if not info.blockers:
+                self._build_time_calls(info, ctx, helpers)
             if info.blockers:
                 self.reasons[func.name.value] = list(info.blockers)
                 self.left += 1
@@ -305,6 +311,19 @@ class _Converter:
                 for func in funcs:
                     self._mark(func, pipeline_rule.RULE.id, f"several pipelines are named {name}: convert by hand")
         return found
+
+    def _build_time_calls(self, info, ctx, helpers) -> None:
+        alias = self._numpy_alias()
+        if self._variables is None:
+            self._variables = build_time_calls.reads(self.module)
+        avoid = self._variables | (ctx.taken - self.taken)  # the module's variables, this pipeline's new names
+        found = build_time_calls.plan(info, self.names, ctx.taken, {alias} if alias else set(), set(helpers), avoid)
+        if found.blocker is None and found.replace and not _on(build_time_calls.RULE, self.enabled):
+            found.blocker = f"Python calls evaluated once when the pipeline was built need rule {build_time_calls.RULE.id}, which is disabled"
+        if found.blocker is not None:
+            info.blockers.append(found.blocker)
+            return
+        ctx.before_statement, ctx.build_time_replace = found.before, found.replace
 
     def _op_rule_blockers(self, info, ctx) -> None:
         for call, op in info.op_calls:
@@ -323,6 +342,7 @@ class _Converter:
     def _convert_pipeline(self, info, ctx) -> tuple:
         conditionals_rule.expand(info, ctx)  # before the operator rules: they rewrite the branches' calls too
         rewriter = _OpRewriter(self.names, self.catalog, ctx, self.op_rules)
+        rewriter.replacements = ctx.build_time_replace
         if _on(data_subscript.RULE, self.enabled):
             rewriter.subscripts = data_subscript.subscripts_to_rewrite(info, self.names)
         statements = [stmt.visit(rewriter) for stmt in info.statements]
@@ -338,11 +358,32 @@ class _Converter:
         return info, reader_call, new_func
 
 
+# Exceptions that end a loop rather than report a failed run: `except StopIteration:` around
+# pipe.run() does not mean the code goes on after an operator's error.
+_NOT_RUN_ERRORS = frozenset({"StopIteration", "StopAsyncIteration", "KeyboardInterrupt", "SystemExit", "GeneratorExit"})
+
+
+def _catches_errors(handler: cst.ExceptHandler) -> bool:
+    kind = handler.type
+    if kind is None:
+        return True
+    kinds = [e.value for e in kind.elements] if isinstance(kind, cst.Tuple) else [kind]
+    return any(not (isinstance(k, cst.Name) and k.value in _NOT_RUN_ERRORS) for k in kinds)
+
+
 class _OpRewriter(cst.CSTTransformer):
     def __init__(self, names, catalog, ctx, rules):
         self.names, self.catalog, self.ctx, self.rules = names, catalog, ctx, rules
         self.count = 0
         self.subscripts: set = set()  # ids of subscripts of DALI data (rules/data_subscript.py)
+        self.replacements: dict = {}  # id(node as written) -> its replacement (rules/build_time_calls.py)
+
+    def on_leave(self, original, updated):
+        new = self.replacements.get(id(original)) if self.replacements else None
+        if new is not None:
+            self.count += 1
+            return new
+        return super().on_leave(original, updated)
 
     def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript) -> cst.BaseExpression:
         if id(original) in self.subscripts:
@@ -428,6 +469,15 @@ class _Apply(cst.CSTTransformer):
         rule, site = entry
         self.conv.rewrites += 1
         return rule.rewrite(updated, updated.value, site)
+
+    def leave_Comparison(self, original, updated):
+        # call-site rules that rewrite a whole comparison (rules/batch_device_check.py)
+        entry = self.site_rewrites.get(id(original))
+        if entry is None:
+            return updated
+        rule, site = entry
+        self.conv.rewrites += 1
+        return rule.rewrite(updated, call_sites._receiver(updated), site)
 
     def leave_SimpleStatementLine(self, original, updated):
         body = [

@@ -25,7 +25,13 @@ replaced by A's ``__init__`` with the arguments in place of its parameters (name
 only), ``x = super().define_graph()`` by A's graph, and methods B does not define are A's. A
 class that stays a class keeps its bases classes too.
 
-Left to a person (marker on the class): other methods, class attributes, ``*args``/``**kwargs``
+Other methods that these call on self as statements of their own (``return
+self.base_define_graph(images, labels)``) are inlined; methods nothing calls (``__len__``) go with
+the class; a class without define_graph whose subclasses all convert is folded into them and goes
+(see "other methods" below).
+
+Left to a person (marker on the class): methods overriding Pipeline's own or Python's other dunder
+methods, a method called inside an expression, class attributes, ``*args``/``**kwargs``
 passed to the base, feeds under a condition or followed by more code, iter_setup returning early.
 
 The rewritten form is only a step: the engine keeps it only if the synthesized pipeline then
@@ -224,6 +230,11 @@ class _Effective:
     init: list  # __init__'s statements, a base's __init__ inlined where it is called
     define_graph: Optional[cst.FunctionDef]
     iter_setup: Optional[cst.FunctionDef]
+    helpers: dict = dataclasses.field(default_factory=dict)  # the other methods, by name (a subclass's win)
+
+
+class _Abstract(_NotSimple):
+    """The class has no define_graph (nor has a base of the file): a base for other pipelines."""
 
 
 def _is_docstring(stmt) -> bool:
@@ -480,12 +491,6 @@ def _effective(cls: cst.ClassDef, classes: dict, names) -> _Effective:
             methods[stmt.name.value] = stmt
         elif not (_is_docstring(stmt) or m.matches(stmt, m.SimpleStatementLine([m.Pass()]))):
             raise _NotSimple(f"{cls.name.value} has class attributes (only methods are converted): convert by hand")
-    other = [n for n in methods if n not in _METHODS]
-    if other:
-        raise _NotSimple(
-            f"the class also defines {', '.join(o + '()' for o in other)}; only __init__, define_graph and "
-            "iter_setup are converted, convert by hand"
-        )
     for f in methods.values():
         if f.decorators or f.asynchronous is not None:
             raise _NotSimple(f"{f.name.value}() is decorated or async")
@@ -512,7 +517,285 @@ def _effective(cls: cst.ClassDef, classes: dict, names) -> _Effective:
         raise _NotSimple("iter_setup calls the base class's methods: convert by hand")
     if setup is None and base is not None:
         setup = base.iter_setup
-    return _Effective(params=params, init=body, define_graph=graph, iter_setup=setup)
+    helpers = {**(base.helpers if base is not None else {}), **{n: f for n, f in methods.items() if n not in _METHODS}}
+    return _Effective(params=params, init=body, define_graph=graph, iter_setup=setup, helpers=helpers)
+
+
+# -- other methods ----------------------------------------------------------------------------
+#
+# A method that define_graph (or __init__, iter_setup, another such method) calls on self, as a
+# statement of its own (`x = self.m(...)`, `return self.m(...)`, `self.m(...)`), is inlined there:
+# the arguments bound to its parameters, its statements, then its returned value in place of the
+# call. The operators it creates are then created by the same calls in the same order, which is
+# what a pipeline's seeds follow (depth-first from the outputs) and what `verify` matches seeds by
+# (the k-th operator of a kind created). A method nothing of that calls is dropped: every use of a
+# converted pipeline object in the file is followed (call_sites.py), and a use of the object
+# other than those (`len(pipe)`, `pipe.m()`, `print(pipe)`) keeps the pipeline a class, so nothing
+# could call it any more. Methods DALI or Python call by themselves are not dropped: those that
+# override Pipeline's own attributes and dunder methods other than the ones below.
+
+# vars(nvidia.dali.pipeline.Pipeline) of DALI 2.4, dunders left out (tests/rules/test_legacy_classes.py
+# compares it with the installed DALI).
+_PIPELINE_ATTRS = frozenset((
+    "_are_pipeline_inputs_possible", "_build_graph", "_check_api_type", "_check_api_type_scope",
+    "_check_checkpointing_support", "_disable_pruned_external_source_instances", "_feed_input",
+    "_generate_build_args", "_get_checkpoint", "_get_params", "_init_pipeline_backend", "_iter_setup",
+    "_legacy_interleaved_prefetch", "_next_op_id", "_outputs", "_pipes", "_prefetch", "_raise_pipeline_required",
+    "_release_outputs", "_require_exec_dynamic", "_require_no_foreign_ops", "_require_unique_names",
+    "_restore_state_from_checkpoint", "_run", "_run_input_callbacks", "_run_once", "_schedule_py_workers",
+    "_set_api_type", "_set_params", "_setup_input_callbacks", "_setup_pipe_pool_dependency", "_share_outputs",
+    "_shutdown", "_start_py_workers", "_stub", "_transfer_operator", "add_sink", "batch_size", "build",
+    "checkpoint", "concurrency", "cpu_queue_size", "current", "default_cuda_stream_priority", "define_graph",
+    "deserialize", "deserialize_and_build", "device_id", "empty", "enable_api_check", "enable_memory_stats",
+    "epoch_size", "exec_async", "exec_dynamic", "exec_pipelined", "exec_separated", "executor_statistics",
+    "external_source_shm_statistics", "feed_input", "gpu_queue_size", "input_feed_count",
+    "is_restored_from_checkpoint", "iter_setup", "max_batch_size", "max_streams", "num_outputs", "num_threads",
+    "output_dtype", "output_ndim", "output_stream", "outputs", "pop_current", "prefetch_queue_depth",
+    "push_current", "py_num_workers", "py_start_method", "reader_meta", "release_outputs", "reset", "run",
+    "save_graph_to_dot_file", "schedule_run", "seed", "serialize", "set_affinity", "set_outputs",
+    "share_outputs", "start_py_workers", "stream_policy",
+))
+# Dunder methods Python calls only where code uses the instance itself (len(pipe), str(pipe)).
+_DROPPABLE_DUNDERS = ("__len__", "__repr__", "__str__")
+_NOT_INLINED = (
+    m.FunctionDef() | m.ClassDef() | m.Lambda() | m.Global() | m.Nonlocal() | m.Yield() | m.Await()
+    | m.Import() | m.ImportFrom() | m.Del()
+)
+
+
+def _check_helper_names(helpers: dict) -> None:
+    for name in helpers:
+        if name in _PIPELINE_ATTRS:
+            raise _NotSimple(f"{name}() overrides Pipeline.{name}, which DALI itself uses: convert by hand")
+        if name.startswith("__") and name.endswith("__") and name not in _DROPPABLE_DUNDERS:
+            raise _NotSimple(f"the class defines {name}(), which Python calls by itself: convert by hand")
+
+
+def _helper_calls_in(nodes, helpers: dict) -> list:
+    """Names of the helpers that ``nodes`` call on self, in order."""
+    return [
+        c.func.attr.value
+        for n in nodes
+        for c in m.findall(n, m.Call(func=m.Attribute(value=m.Name("self"))))
+        if c.func.attr.value in helpers
+    ]
+
+
+def _reached(bodies: list, helpers: dict) -> set:
+    """The helpers that the statements in ``bodies`` call, directly or through each other."""
+    todo = _helper_calls_in([s for b in bodies for s in b], helpers)
+    seen: set = set()
+    while todo:
+        name = todo.pop()
+        if name not in seen:
+            seen.add(name)
+            todo.extend(_helper_calls_in([helpers[name]], helpers))
+    return seen
+
+
+def _helper_statement(stmt, helpers: dict) -> Optional[tuple]:
+    """(kind, call, small statement) when ``stmt`` is ``x = self.m(...)`` (kind "assign"),
+    ``return self.m(...)`` ("return") or ``self.m(...)`` ("expr") for a helper m."""
+    if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1):
+        return None
+    small = stmt.body[0]
+    value = getattr(small, "value", None)
+    if not (
+        isinstance(value, cst.Call)
+        and m.matches(value.func, m.Attribute(value=m.Name("self")))
+        and value.func.attr.value in helpers
+    ):
+        return None
+    if isinstance(small, cst.Assign) and len(small.targets) == 1:
+        return "assign", value, small
+    if isinstance(small, cst.Return):
+        return "return", value, small
+    if isinstance(small, cst.Expr):
+        return "expr", value, small
+    return None
+
+
+def _bind_helper(func: cst.FunctionDef, call: cst.Call) -> list:
+    """[(parameter, value)] as the call binds them: the call's arguments in their order (Python
+    evaluates them in that order), then the defaults of the parameters it leaves out."""
+    p = func.params
+    what = f"self.{func.name.value}(...)"
+    if p.star_arg not in (cst.MaybeSentinel.DEFAULT, None) or p.star_kwarg is not None:
+        raise _NotSimple(f"{func.name.value}() takes *args/**kwargs: convert by hand")
+    positional = [*p.posonly_params, *p.params]
+    if not positional or positional[0].name.value != "self":
+        raise _NotSimple(f"{func.name.value}() does not take self first: convert by hand")
+    positional = positional[1:]
+    posonly = {q.name.value for q in p.posonly_params}
+    every = {q.name.value: q for q in [*positional, *p.kwonly_params]}
+    bound: dict = {}
+    n = 0
+    for arg in call.args:
+        if arg.star:
+            raise _NotSimple(f"{what} passes *args/**kwargs: convert by hand")
+        if arg.keyword is None:
+            if n >= len(positional):
+                raise _NotSimple(f"{what} passes more arguments than {func.name.value}() takes")
+            key = positional[n].name.value
+            n += 1
+        else:
+            key = arg.keyword.value
+            if key not in every or key in posonly:
+                raise _NotSimple(f"{what} passes {key}=, which {func.name.value}() does not take")
+        if key in bound:
+            raise _NotSimple(f"{what} passes {key} twice")
+        if m.findall(arg.value, m.NamedExpr()):
+            raise _NotSimple(f"{what} binds a name in its arguments (:=): convert by hand")
+        bound[key] = arg.value
+    for key, q in every.items():
+        if key not in bound:
+            if q.default is None:
+                raise _NotSimple(f"{what} does not pass {func.name.value}()'s parameter {key}")
+            if not _simple_value(q.default):
+                raise _NotSimple(f"{func.name.value}()'s default for {key} is `{code(q.default)}`: only names and literals are inlined")
+            bound[key] = q.default
+    return list(bound.items())
+
+
+def _comprehension_targets(nodes) -> set:
+    found: set = set()
+    for n in nodes:
+        for comp in m.findall(n, m.CompFor()):
+            found |= read_names(comp.target)
+    return found
+
+
+def _first_binding(stmts: list, name: str) -> Optional[int]:
+    return next((i for i, s in enumerate(stmts) if name in _assigned(s)), None)
+
+
+def _reads_before(stmts: list, returned, param: str, local: str) -> bool:
+    """True when every read of ``param`` in the helper comes before ``local`` is bound, or in the
+    plain assignment that binds it (its value is computed first): then ``local`` may take the
+    name of the caller's variable passed for ``param``."""
+    first = _first_binding(stmts, local)
+    if first is None:
+        return True
+    everything = [*stmts, *([returned] if returned is not None else [])]
+    last_read = max((i for i, s in enumerate(everything) if param in read_names(s)), default=None)
+    if last_read is None or last_read < first:
+        return True
+    stmt = everything[first]
+    return (
+        last_read == first
+        and isinstance(stmt, cst.SimpleStatementLine)
+        and len(stmt.body) == 1
+        and isinstance(stmt.body[0], cst.Assign)
+        and all(_names_of(t.target) is not None for t in stmt.body[0].targets)
+    )
+
+
+def _fold_literal_ifs(stmts: list) -> list:
+    """``if True:`` / ``if False:`` (a literal argument in place of a parameter) -> the branch taken."""
+    out: list = []
+    for stmt in stmts:
+        if isinstance(stmt, cst.If) and m.matches(stmt.test, m.Name("True") | m.Name("False")):
+            if stmt.test.value == "True":
+                taken = list(stmt.body.body)
+            elif isinstance(stmt.orelse, cst.Else):
+                taken = list(stmt.orelse.body.body)
+            elif isinstance(stmt.orelse, cst.If):
+                taken = [stmt.orelse.with_changes(leading_lines=[])]
+            else:
+                taken = []
+            taken = _fold_literal_ifs(taken)
+            if taken:
+                taken[0] = taken[0].with_changes(leading_lines=[*stmt.leading_lines, *taken[0].leading_lines])
+            out.extend(taken)
+        else:
+            out.append(stmt)
+    return out
+
+
+def _inline_helpers(body: list, helpers: dict, outer: set, later: set, used: set, stack: tuple = ()) -> list:
+    """``body`` with each helper call statement replaced by the helper's statements.
+
+    ``outer``: names the converted function binds besides ``body``'s own (a helper's variable must
+    not take one of them, nor a global the helper reads be one); ``later``: names read after
+    ``body`` runs; ``used``: names a new one must avoid (grows)."""
+    out: list = []
+    for i, stmt in enumerate(body):
+        hit = _helper_statement(stmt, helpers)
+        if hit is None:
+            called = _helper_calls_in([stmt], helpers)
+            if called:
+                raise _NotSimple(
+                    f"self.{called[0]}() is called inside an expression or a block: only a call that is a statement of its "
+                    f"own (`x = self.{called[0]}(...)`, `return self.{called[0]}(...)`) is inlined; convert by hand"
+                )
+            out.append(stmt)
+            continue
+        kind, call, small = hit
+        name = call.func.attr.value
+        if name in stack:
+            raise _NotSimple(f"{name}() calls itself (directly or through other methods): convert by hand")
+        func = helpers[name]
+        params = [q.name.value for q in [*func.params.posonly_params, *func.params.params, *func.params.kwonly_params]]
+        hbody = _inline_helpers(_body(func), helpers, set(params), set(), used, (*stack, name))
+        if any(m.findall(s, _NOT_INLINED) or m.findall(s, m.Call(func=m.Name("super"))) for s in hbody):
+            raise _NotSimple(
+                f"{name}() defines functions or classes, uses global/nonlocal/del/import, yields or calls super(): convert by hand"
+            )
+        returned = None
+        if hbody and m.matches(hbody[-1], m.SimpleStatementLine([m.Return()])):
+            returned = hbody[-1].body[0].value
+            hbody = hbody[:-1]
+        if any(m.findall(s, m.Return()) for s in hbody):
+            raise _NotSimple(f"{name}() returns from more than one place: convert by hand")
+        if returned is None and kind != "expr":
+            raise _NotSimple(f"{name}() returns nothing, and its result is used")
+        binding = _bind_helper(func, call)
+        own = _assigned(*hbody)
+        substituted = {p: v for p, v in binding if p not in own and _simple_value(v)}
+        prologue = [(p, v) for p, v in binding if p not in substituted]
+        variables = own | {p for p, _ in prologue}
+        if _comprehension_targets(hbody) & (variables | set(substituted)):
+            raise _NotSimple(f"{name}() uses one of its variables in a comprehension: convert by hand")
+        returned_nodes = [returned] if returned is not None else []
+        free = read_names(*hbody, *returned_nodes) - variables - set(substituted) - {"self"}
+        caller_binds = outer | _assigned(*out, *body)
+        if free & caller_binds:
+            raise _NotSimple(
+                f"{name}() reads {sorted(free & caller_binds)[0]} from the module, a name the code that calls it binds: convert by hand"
+            )
+        # Variables of the helper that would change what the caller sees get names of their own.
+        after = read_names(*body[i + 1 :]) | later | (read_names(small.targets[0].target) if kind == "assign" else set())
+        passed = read_names(*(v for _, v in prologue))
+        table: dict = {}
+        for var in sorted(variables):
+            clash = var in outer or var in after or var in passed
+            if not clash and var in read_names(*substituted.values()):
+                # it takes the name of a variable passed in: harmless once the parameter is no longer read
+                clash = var in {p for p, _ in prologue} or any(
+                    var in read_names(v) and not _reads_before(hbody, returned, p, var) for p, v in substituted.items()
+                )
+            if clash:
+                table[var] = cst.Name(fresh_name(var, used))
+        new = [
+            cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(table.get(p, cst.Name(p)))], v)]) for p, v in prologue
+        ]
+        rename = {**substituted, **table}
+        new += _fold_literal_ifs(_rename(hbody, rename))
+        value = _rename(returned_nodes, rename)[0] if returned is not None else None
+        if kind == "assign":
+            if _names_of(small.targets[0].target) is None or _names_of(small.targets[0].target) != _names_of(value):
+                new.append(stmt.with_changes(body=[small.with_changes(value=value)], leading_lines=[]))
+        elif kind == "return":
+            new.append(stmt.with_changes(body=[small.with_changes(value=value)], leading_lines=[]))
+        elif value is not None and m.findall(value, m.Call()):
+            new.append(stmt.with_changes(body=[small.with_changes(value=value)], leading_lines=[]))
+        if new:
+            # the call's comments go with the first statement that replaces it
+            new[0] = new[0].with_changes(leading_lines=[*stmt.leading_lines, *new[0].leading_lines])
+        # Fresh nodes: the engine's parent maps are by identity, and a helper is inlined in several
+        # places (each subclass, each call, each use of a parameter).
+        out.extend(s.deep_clone() for s in new)
+    return out
 
 
 def _fn_call_for_op(op_call: cst.Call, invocation: cst.Call, names, catalog) -> cst.Call:
@@ -676,6 +959,8 @@ def _setting_locals(settings: list, param_names: set) -> dict:
 
 def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: set, shared: frozenset = frozenset()) -> cst.FunctionDef:
     eff = _effective(cls, classes, names)
+    if eff.define_graph is None:
+        raise _Abstract("the class needs both __init__ and define_graph to be converted")
     params = eff.params
     if not params.params or params.params[0].name.value != "self":
         raise _NotSimple("__init__ without self")
@@ -683,7 +968,18 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
     settings, ops_members, values, setup = None, {}, {}, []
     settings_locals: dict = {}
     param_names = {p.name.value for p in [*params.params[1:], *params.kwonly_params, *params.posonly_params]}
-    for stmt in eff.init:
+    helpers = eff.helpers
+    _check_helper_names(helpers)
+    graph_stmts = _body(eff.define_graph)
+    setup_stmts = _body(eff.iter_setup) if eff.iter_setup is not None else []
+    unused = set(helpers) - _reached([eff.init, graph_stmts, setup_stmts], helpers)
+    helpers = {k: v for k, v in helpers.items() if k not in unused}  # nothing can call the rest (see above)
+    used_names = set(taken) | names_in(cls) | {n for f in helpers.values() for n in names_in(f)}
+    init_body = _inline_helpers(
+        eff.init, helpers, param_names | set(_SETTINGS),
+        read_names(*graph_stmts, *setup_stmts, *helpers.values()), used_names,
+    ) if helpers else eff.init
+    for stmt in init_body:
         if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1:
             small = stmt.body[0]
             if m.matches(small, m.Expr(m.Call(func=m.Attribute(attr=m.Name("__init__"))))):
@@ -720,12 +1016,17 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
     if settings is None:
         raise _NotSimple("__init__ does not call super().__init__(...)")
     graph = eff.define_graph
-    if graph is None:
-        raise _NotSimple("the class needs both __init__ and define_graph to be converted")
     gparams = graph.params
     if len(gparams.params) != 1 or gparams.kwonly_params or gparams.star_arg not in (cst.MaybeSentinel.DEFAULT, None):
         raise _NotSimple("define_graph takes arguments")
-    graph_body = _body(graph)
+    graph_body = graph_stmts
+    iter_setup = eff.iter_setup
+    if helpers:
+        outer = param_names | set(values) | set(_SETTINGS) | _assigned(*setup) | set(settings_locals.values())
+        graph_body = _inline_helpers(graph_body, helpers, outer, set(), used_names)
+        if iter_setup is not None:
+            inlined = _inline_helpers(setup_stmts, helpers, outer | _assigned(*graph_body), read_names(*graph_body), used_names)
+            iter_setup = iter_setup.with_changes(body=iter_setup.body.with_changes(body=inlined))
 
     # Nodes define_graph keeps as self.<attr> (for iter_setup to feed them) become locals.
     graph_attrs = _self_targets(*graph_body)
@@ -738,10 +1039,10 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
     used |= set(graph_locals.values())
 
     draws, feeds = [], {}
-    if eff.iter_setup is not None:
+    if iter_setup is not None:
         locals_of = {**settings_locals, **{k: k for k in values}}
         draws, feeds, writes = _iter_setup(
-            eff.iter_setup, locals_of, set(values), bound | set(graph_locals.values()),
+            iter_setup, locals_of, set(values), bound | set(graph_locals.values()),
             spelled | set(graph_locals.values()), used, graph_attrs, shared,
         )
         read_by_graph = {a.attr.value for s in graph_body for a in m.findall(s, m.Attribute(value=m.Name(self_name)))}
@@ -824,7 +1125,7 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
     if self_name in {n for s in new_body for n in names_in(s)}:
         raise _NotSimple("define_graph uses self in a way that cannot be followed")
     block = []
-    if eff.iter_setup is not None:
+    if iter_setup is not None:
         block = [cst.If(test=cst.Name(SYNTHETIC_ITER_SETUP), body=cst.IndentedBlock(draws or [cst.SimpleStatementLine([cst.Pass()])]))]
     first = cls.body.body[0] if isinstance(cls.body, cst.IndentedBlock) and cls.body.body else None
     doc = [first] if _is_docstring(first) else []
@@ -893,6 +1194,29 @@ def _used_outside(module: cst.Module, cls: cst.ClassDef) -> frozenset:
     return frozenset(found)
 
 
+def _folded_bases(module: cst.Module, classes: dict, results: dict, needed_by: dict) -> set:
+    """Classes without a define_graph (bases for the others) whose subclasses all convert and
+    that nothing else of the file names: each subclass has them folded in, so they go."""
+    parents = {n: {code(b.value) for b in c.bases} & set(classes) for n, c in classes.items()}
+
+    def extends(name: str, base: str) -> bool:
+        return any(p == base or extends(p, base) for p in parents[name])
+
+    out = set()
+    for name in classes:
+        if not isinstance(results.get(name), _Abstract) or name in needed_by:
+            continue
+        subs = [n for n in classes if extends(n, name)]
+        if not subs or any(not isinstance(results.get(n), cst.FunctionDef) or n in needed_by for n in subs):
+            continue
+        rest = [results[n] if n in subs else s for s in module.body
+                for n in [s.name.value if isinstance(s, cst.ClassDef) and classes.get(s.name.value) is s else None]
+                if n != name]
+        if not any(name in names_in(s) for s in rest):
+            out.add(name)
+    return out
+
+
 def rewrite_classes(module: cst.Module, names, catalog, found: list, skip: set, taken: frozenset = frozenset()) -> cst.Module:
     # The file's Pipeline subclasses and their subclasses (a base is defined before them).
     classes: dict = {}
@@ -919,13 +1243,19 @@ def rewrite_classes(module: cst.Module, names, catalog, found: list, skip: set, 
                 keep_bases(classes[base], child)
 
     for name, cls in classes.items():
-        if name in skip or isinstance(results.get(name), _NotSimple):
+        if name in skip or (isinstance(results.get(name), _NotSimple) and not isinstance(results.get(name), _Abstract)):
             keep_bases(cls, name)
+    removed = _folded_bases(module, classes, results, needed_by)
     body = []
     for stmt in module.body:
         name = stmt.name.value if isinstance(stmt, cst.ClassDef) else None
         result = results.get(name) if name is not None and classes.get(name) is stmt else None
+        if name in removed and classes.get(name) is stmt:
+            continue
         if result is None:
+            body.append(stmt)
+        elif isinstance(result, _Abstract) and name in needed_by:
+            found.append(Legacy(name=name, kind="class", anchor=stmt, reason=f"class {needed_by[name]} extends it and stays a class"))
             body.append(stmt)
         elif isinstance(result, _NotSimple):
             found.append(Legacy(name=name, kind="class", anchor=stmt, reason=str(result)))

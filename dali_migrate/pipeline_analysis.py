@@ -14,6 +14,7 @@ from typing import Optional
 import libcst as cst
 import libcst.matchers as m
 
+from dali_migrate import cst_walk
 from dali_migrate.catalog import Catalog, OpInfo
 from dali_migrate.cst_util import code, dotted, kwarg, names_in
 from dali_migrate.dali_imports import FN, MATH, DaliNames
@@ -114,34 +115,27 @@ def _decorator_settings(dec: cst.Decorator, info: PipelineInfo) -> None:
 
 def _assigned_names(stmt: cst.CSTNode) -> set:
     """Names a statement binds (assignment targets, for/with targets), at any depth."""
+    hit = _assigned_cache.get(id(stmt))
+    if hit is not None and hit[0] is stmt:
+        return set(hit[1])
     found: set = set()
-
-    def targets(node):
-        if node is None:
-            return
-        found.update(names_in(node) if not isinstance(node, (cst.Attribute, cst.Subscript)) else set())
-
-    class _V(cst.CSTVisitor):
-        def visit_AssignTarget(self, node):
-            targets(node.target)
-
-        def visit_AnnAssign(self, node):
-            targets(node.target)
-
-        def visit_AugAssign(self, node):
-            targets(node.target)
-
-        def visit_For(self, node):
-            targets(node.target)
-
-        def visit_AsName(self, node):
-            targets(node.name)
-
-        def visit_NamedExpr(self, node):
-            targets(node.target)
-
-    stmt.visit(_V())
+    for node in cst_walk.walk(stmt):
+        kind = type(node)
+        if kind in _TARGET_OF:
+            target = getattr(node, _TARGET_OF[kind])
+            if target is not None and not isinstance(target, (cst.Attribute, cst.Subscript)):
+                found |= names_in(target)
+    if len(_assigned_cache) > 4096:
+        _assigned_cache.clear()
+    # the node is kept with its answer: its id cannot be reused while the entry lives
+    _assigned_cache[id(stmt)] = (stmt, frozenset(found))
     return found
+
+
+# Where each binding construct keeps what it binds (statements and expressions, not comprehensions).
+_TARGET_OF = {cst.AssignTarget: "target", cst.AnnAssign: "target", cst.AugAssign: "target",
+              cst.For: "target", cst.AsName: "name", cst.NamedExpr: "target"}
+_assigned_cache: dict = {}
 
 
 class _BodyScan(cst.CSTVisitor):

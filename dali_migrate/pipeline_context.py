@@ -37,6 +37,11 @@ class PipelineContext:
     #: statements at the start of every iteration, before the operators: they fetch the
     #: iteration's external data, and ``return`` where the pipeline raised StopIteration
     draws: list = dataclasses.field(default_factory=list)
+    #: statement index -> statements to run before the loop at that statement's place (Python
+    #: calls the pipeline evaluated once, when it was built: rules/build_time_calls.py)
+    before_statement: dict = dataclasses.field(default_factory=dict)
+    #: id(node as written) -> the name that holds its value in the loop (same rule)
+    build_time_replace: dict = dataclasses.field(default_factory=dict)
     #: per-pipeline state of rules that rewrite several calls together, by rule id
     rule_state: dict = dataclasses.field(default_factory=dict)
     #: the analysed pipeline (a ``PipelineInfo``): rules that look at where a call's value goes

@@ -41,6 +41,7 @@ EXAMPLES = {
     "batch-as-tensor": ("call_sites_tensorlist", "images.as_tensor()", "ndd.as_tensor(images)"),
     "batch-cpu": ("call_sites_tensorlist", "images.as_cpu()", "images.cpu()"),
     "batch-len": ("call_sites_tensorlist", "len(images)", "images.batch_size"),
+    "batch-device-check": ("pipeline_passed_to_function", "type(out) == backend.TensorListGPU", 'out.device.device_type == "gpu"'),
     "batch-select": ("call_sites_tensorlist", "images.at(0)", "images.select(0)"),
     "batch-shape": ("call_sites_tensorlist", "images.shape()", "shapes = images.shape\n"),
     "pipe-epoch-size": ("file_list_reader", 'pipe.epoch_size("Reader")', '.get_metadata()["epoch_size_padded"]'),
@@ -54,6 +55,8 @@ EXAMPLES = {
     "python-function": ("python_function_run", "fn.python_function(images, function=flip_and_transpose",
                         "flip_and_transpose(np.asarray(sample)), order=\"C\") for sample in images]"),
     "data-subscript": ("data_subscript", "corner = images[2:10, 4:12]", "corner = images.slice[2:10, 4:12]"),
+    "build-time-calls": ("build_time_python_calls", "angle=random.uniform(-max_angle, max_angle)",
+                         "angle = random.uniform(-max_angle, max_angle)\n"),
     "conditionals": ("conditionals_detection", "if longest < 60:",
                      "images, bboxes = per_sample_if(longest < 60, if_true, if_false, images, bboxes)"),
 }

@@ -125,6 +125,106 @@ def test_iterator_epochs_match(case, tmp_path, fixture_data):
     _same(want, got)
 
 
+MULTI_SOURCE = '''\
+from nvidia.dali import fn, pipeline_def
+from nvidia.dali.plugin.pytorch import {iterator}, LastBatchPolicy
+
+
+@pipeline_def(batch_size={bs}, num_threads={threads}, device_id=0)
+def pipe_fn(root, shard_id, num_shards):
+    jpegs, labels = fn.readers.file(
+        file_root=root, shard_id=shard_id, num_shards=num_shards, name="Reader", pad_last_batch={pad}, stick_to_shard={stick}
+    )
+    images = fn.decoders.image(jpegs, device="mixed")
+    images = fn.resize(images, resize_x=8, resize_y=8)
+    return images, labels.gpu()
+
+
+def epochs(root, n):
+    {make}
+    loader = {iterator}({args})
+    seen = []
+    for _ in range(n):
+        {loop}
+        seen.append(("len", len(loader)))
+    return seen
+'''
+
+# Two pipelines held by variables, or a comprehension's list of them (DALI's multi-GPU examples).
+MAKE_TWO = """pipe0 = pipe_fn(root, 0, 2, device_id=0)
+    pipe1 = pipe_fn(root, 1, 2, device_id=1)
+    pipe0.build()
+    pipe1.build()"""
+MAKE_LIST = """pipes = [pipe_fn(root, i, 2, device_id=i) for i in range(2)]
+    pipes[0].build()"""
+TWO, LIST = "[pipe0, pipe1]", "pipes"
+
+MULTI_FOR = """for data in loader:
+            seen.append(("gpus", len(data)))
+            seen.extend((d["data"], d["label"]) for d in data)"""
+MULTI_NEXT = """while True:
+            try:
+                data = next(loader)
+            except StopIteration:
+                seen.append("stop")
+                break
+            seen.append(("gpus", len(data)))
+            seen.extend((d["data"], d["label"]) for d in data)
+        loader.reset()"""
+MULTI_LEN = """for _ in range(len(loader)):
+            data = next(loader)
+            seen.extend((d["data"], d["label"]) for d in data)
+        loader.reset()"""
+
+
+def _multi_cases():
+    out = []
+    for policy, pad, bs in itertools.product(["FILL", "DROP", "PARTIAL"], [False, True], [4, 8]):
+        pol = f"last_batch_policy=LastBatchPolicy.{policy}"
+        form = (MAKE_TWO, TWO) if bs == 4 else (MAKE_LIST, LIST)
+        out.append((f"multi-reader-{policy}-pad{pad}-bs{bs}", "DALIGenericIterator",
+                    f'{form[1]}, ["data", "label"], reader_name="Reader", {pol}', pad, False, bs, form[0], MULTI_FOR))
+    for policy in ["FILL", "DROP", "PARTIAL"]:
+        pol = f"last_batch_policy=LastBatchPolicy.{policy}"
+        # size= as DALI's PyTorch example gives it: the whole data set, all pipelines together
+        out.append((f"multi-size-epoch-{policy}", "DALIGenericIterator",
+                    f'pipes, ["data", "label"], pipes[0].epoch_size("Reader"), {pol}', False, False, 4, MAKE_LIST, MULTI_FOR))
+        out.append((f"multi-size-13-{policy}", "DALIGenericIterator",
+                    f'[pipe0, pipe1], ["data", "label"], size=13, {pol}', True, False, 4, MAKE_TWO, MULTI_NEXT))
+        out.append((f"multi-classification-auto-{policy}", "DALIClassificationIterator",
+                    f'pipes, reader_name="Reader", auto_reset=True, {pol}', False, False, 8, MAKE_LIST, MULTI_FOR))
+        out.append((f"multi-next-stick-{policy}", "DALIGenericIterator",
+                    f'[pipe0, pipe1], ["data", "label"], reader_name="Reader", {pol}', False, True, 4, MAKE_TWO, MULTI_NEXT))
+        out.append((f"multi-len-reset-{policy}", "DALIGenericIterator",
+                    f'pipes, ["data", "label"], reader_name="Reader", {pol}, prepare_first_batch=False', True, False, 8, MAKE_LIST, MULTI_LEN))
+    return out
+
+
+MULTI_CASES = _multi_cases()
+
+
+@pytest.mark.parametrize("case", MULTI_CASES, ids=[c[0] for c in MULTI_CASES])
+def test_iterator_over_two_pipelines_matches(case, tmp_path, fixture_data):
+    """DALIGenericIterator over two CPU pipelines, each reading its shard of the images (shards
+    move on every epoch unless stick_to_shard), against the converted DaliTorchMultiIterator."""
+    name, iterator, args, pad, stick, bs, make, loop = case
+    source = MULTI_SOURCE.format(iterator=iterator, args=args, pad=pad, stick=stick, bs=bs, make=make, loop=loop,
+                                 threads=ndd.get_num_threads())
+    result = convert_source(source)
+    assert not result.markers, result.output
+    assert "DaliTorchMultiIterator(" in result.output and f"{iterator}(" not in result.output
+    assert "class DaliTorchIterator" not in result.output
+    original = _load(tmp_path, "original_multi", to_cpu(source))
+    converted = _load(tmp_path, "converted_multi", to_cpu(result.output))
+    root = str(fixture_data / "images")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = original.epochs(root, 3)
+    got = converted.epochs(root, 3)
+    assert sum(isinstance(x, tuple) and isinstance(x[0], torch.Tensor) for x in want) >= 6
+    _same(want, got)
+
+
 def test_emitted_class_is_the_copied_source():
     from dali_migrate.rules.torch_iterator import class_source
 
@@ -136,7 +236,10 @@ def test_emitted_class_is_the_copied_source():
 
 
 MARKED = {
-    "two pipelines": ('DALIGenericIterator([pipe, pipe2], ["data", "label"], reader_name="Reader")', "several pipelines"),
+    "a list with a value that is not a pipeline": ('DALIGenericIterator([pipe, policy], ["data", "label"], reader_name="Reader")', "not a pipeline variable"),
+    "one pipeline twice": ('DALIGenericIterator([pipe, pipe], ["data", "label"], reader_name="Reader")', "one pipeline twice"),
+    "batch sizes written differently": ('DALIGenericIterator([pipe, pipe3], ["data", "label"], reader_name="Reader")', "batch sizes"),
+    "a comprehension with an if": ('DALIGenericIterator([pipe_fn(root) for _ in range(2) if policy], ["data", "label"])', "comprehension"),
     "policy variable": ('DALIGenericIterator([pipe], ["data", "label"], reader_name="Reader", last_batch_policy=policy)', "last_batch_policy"),
     "other reader name": ('DALIGenericIterator([pipe], ["data", "label"], reader_name="Other")', "reader_name"),
     "ragged iterator": ('DALIRaggedIterator([pipe], ["data", "label"], reader_name="Reader")', "DALIRaggedIterator"),
@@ -156,6 +259,7 @@ def test_iterators_left_with_a_marker(key):
         "def run(root, policy):\n"
         "    pipe = pipe_fn(root)\n"
         "    pipe2 = pipe_fn(root)\n"
+        "    pipe3 = pipe_fn(root, batch_size=8)\n"
         f"    loader = {call}\n"
         "    return loader\n"
     )

@@ -16,7 +16,7 @@ Beside a reader, with several sources, with ``cycle=`` or with a Pipeline subcla
 ``iter_setup()``, each iteration starts by drawing one batch from every source, in a row, as a
 pipeline runs its sources' callbacks before the graph::
 
-        for jpegs, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
             source_data = next(source_iter, end)
             source_data_2 = next(source_iter_2, end)
             if source_data is end or source_data_2 is end:
@@ -72,6 +72,20 @@ _DROP = ("name", "ndim", "no_copy", "blocking", "parallel", "prefetch_queue_dept
 #: what _plan says of an external source that a converted class's iter_setup() feeds
 FED = object()
 _CYCLES = {"True": "quiet", "False": None, "None": None, "quiet": "quiet", "raise": "raise", "no": None}
+
+
+# DALI 2.4: external_source(source=None, num_outputs=None, *, cycle=None, ...): the rest is keyword-only.
+_POSITIONAL = ("source", "num_outputs")
+
+
+def _arg(call: cst.Call, key: str) -> Optional[cst.Arg]:
+    """The argument given for ``key``, by keyword or, for the positional parameters, by position."""
+    found = kwarg(call, key)
+    if found is not None or key not in _POSITIONAL:
+        return found
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    i = _POSITIONAL.index(key)
+    return positional[i] if i < len(positional) else None
 
 
 def _bool_literal(call, key, default):
@@ -184,17 +198,19 @@ def _string_literal(expr) -> Optional[str]:
 
 def _plan(call, ctx):
     """A _Source, FED (iter_setup feeds it), or why it cannot be converted (str)."""
-    if any(a.keyword is None for a in call.args):
-        return "fn.external_source with positional arguments: convert by hand"
+    if any(a.star for a in call.args):
+        return "fn.external_source with *args/**kwargs: cannot see its arguments, convert by hand"
+    if len([a for a in call.args if a.keyword is None]) > len(_POSITIONAL):
+        return "fn.external_source with more positional arguments than it takes (source, num_outputs)"
     known = set(_KEEP) | set(_DROP)
     for a in call.args:
-        if a.keyword.value not in known:
+        if a.keyword is not None and a.keyword.value not in known:
             return f"fn.external_source({a.keyword.value}=...) is not converted: convert by hand"
     if kwarg(call, "device") is not None and not isinstance(kwarg(call, "device").value, cst.SimpleString):
         return "fn.external_source(device=...) not a string literal: convert by hand"
     if kwarg(call, SYNTHETIC_FEED) is not None:
         return FED
-    source = kwarg(call, "source")
+    source = _arg(call, "source")
     if source is None:
         # Fed from outside, batch by batch: a generator that draws its data cannot take it.
         name = kwarg(call, "name")
@@ -214,7 +230,7 @@ def _plan(call, ctx):
             return "fn.external_source(cycle=...) not written as True/False/None/\"quiet\"/\"raise\"/\"no\": convert by hand"
         cycle = _CYCLES[literal]
     outputs = None
-    arg = kwarg(call, "num_outputs")
+    arg = _arg(call, "num_outputs")
     if arg is not None:
         if not (isinstance(arg.value, cst.Integer) and arg.value.evaluated_value >= 1):
             return "fn.external_source(num_outputs=...) not written as a number: convert by hand"
@@ -289,7 +305,7 @@ def _pipeline_plan(ctx):
     # Sources drawn in one iteration in another order than a pipeline's must share nothing.
     seen: dict = {}
     for s in sourced:
-        for name in _shared_names(kwarg(s.call, "source").value):
+        for name in _shared_names(_arg(s.call, "source").value):
             if name in seen:
                 return f"fn.external_source: two sources use `{name}`; a pipeline calls them in an order of its own: convert by hand"
             seen[name] = s
@@ -334,7 +350,7 @@ def _check_place(s: _Source, info) -> Optional[str]:
     # The source is made once, before the loop: a name it uses must not change after this call.
     from dali_migrate.pipeline_analysis import _assigned_names
 
-    used = {n.value for n in m.findall(kwarg(s.call, "source").value, m.Name())}
+    used = {n.value for n in m.findall(_arg(s.call, "source").value, m.Name())}
     for later in info.statements[i + 1 :]:
         if used & _assigned_names(later):
             return "fn.external_source: a name its source uses is assigned again after it: convert by hand"
@@ -463,7 +479,7 @@ def _prepare(ctx) -> dict:
         call, s = sourced[0]
         src = fresh_name("source", ctx.taken)
         data = fresh_name("source_data", ctx.taken)
-        ctx.loop_setup = [*ctx.loop_setup, _stmt(f"{src} = {code(kwarg(call, 'source').value)}\n")]
+        ctx.loop_setup = [*ctx.loop_setup, _stmt(f"{src} = {code(_arg(call, 'source').value)}\n")]
         loop = src if s.kind == "iterable" else _iterator(s, src, ctx)
         ctx.source_loop = (cst.parse_expression(loop), data)
         state[id(call)] = data
@@ -479,7 +495,7 @@ def _prepare(ctx) -> dict:
         src = fresh_name("source", ctx.taken)
         it = fresh_name("source_iter", ctx.taken)
         data = fresh_name("source_data", ctx.taken)
-        setup.append(_stmt(f"{src} = {code(kwarg(call, 'source').value)}\n"))
+        setup.append(_stmt(f"{src} = {code(_arg(call, 'source').value)}\n"))
         setup.append(_stmt(f"{it} = {_iterator(s, src, ctx)}\n"))
         draws.append(_stmt(f"{data} = next({it}, {end})\n"))
         if s.cycle is not None:

@@ -120,7 +120,9 @@ def build(info: PipelineInfo, ctx, statements: list, returned: cst.BaseExpressio
     reader_name = None
     target = None
     iter_setup: list = []
+    before = getattr(ctx, "before_statement", {})
     for i, stmt in enumerate(statements):
+        head.extend(before.get(i, []))
         if legacy.iter_setup_draws(stmt) is not None:
             # a converted Pipeline subclass's iter_setup(): where it raised StopIteration, pipe.run() did
             iter_setup = [cst.Try(
@@ -145,6 +147,7 @@ def build(info: PipelineInfo, ctx, statements: list, returned: cst.BaseExpressio
             head.append(stmt)
         else:
             loop_body.append(stmt)
+    head.extend(before.get(len(statements), []))  # from the returned expression
     head.extend(getattr(ctx, "loop_setup", []))
     # External data first, as a pipeline runs its sources' callbacks, then iter_setup(), then the graph.
     draws = [*getattr(ctx, "draws", []), *iter_setup]
@@ -167,7 +170,10 @@ def build(info: PipelineInfo, ctx, statements: list, returned: cst.BaseExpressio
     if reader_name is not None:
         loop = cst.For(
             target=target,
-            iter=cst.parse_expression(f"{reader_name}.next_epoch(batch_size={info.setting('batch_size')}, ctx={ctx_name})"),
+            iter=cst.parse_expression(
+                f"{reader_name}.next_epoch(batch_size={info.setting('batch_size')}"
+                + (f", ctx={ctx_name})" if reader_needs_context(info) else ")")
+            ),
             body=cst.IndentedBlock(body=per_iteration),
         )
         forever = cst.While(test=cst.Name("True"), body=cst.IndentedBlock(body=[loop]))
@@ -186,6 +192,27 @@ def build(info: PipelineInfo, ctx, statements: list, returned: cst.BaseExpressio
         leading_lines=[*func.leading_lines, *info.decorator.leading_lines, *_comment_of(info.decorator), *func.lines_after_decorators],
         lines_after_decorators=[],
     )
+
+
+def reader_needs_context(info: PipelineInfo) -> bool:
+    """Whether ``next_epoch`` gets the pipeline's EvalContext: only for a reader on the GPU.
+
+    DALI 2.4's native ``next_epoch`` keeps the context it runs in entered (and locked) for the
+    whole epoch, across its yields, and contexts must be left in the order they were entered.
+    Two converted generators used in turn (train and validation, one per GPU) would each leave one
+    of their own contexts entered, and the first epoch end raises AssertionError. A CPU reader
+    does not need the pipeline's context (its output does not depend on the thread count) and runs
+    in the default one, which every generator enters alike. A GPU reader needs the pipeline's
+    device, so it keeps the context, and with it that limit of native ndd (this runtime enters the
+    context only while the reader runs).
+    """
+    call = info.reader_call
+    if call is None:
+        return False
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == "device":
+            return not (isinstance(arg.value, cst.SimpleString) and arg.value.evaluated_value == "cpu")
+    return False
 
 
 def _no_blank_start(body: list) -> list:

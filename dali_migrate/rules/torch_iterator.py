@@ -13,8 +13,14 @@ pipeline: the same counters decide how many batches of the converted generator (
 torch tensor with ``Batch.torch()`` (dense, like the original's ``as_tensor()``; ragged outputs
 fail in both). Uses of the iterator (``for data in loader``, ``data[0]["data"]``) stay as they are.
 
-Left to a person (the pipeline and the iterator stay, with a marker): several pipelines (one per
-GPU), a ``last_batch_policy`` / ``fill_last_batch`` that is not written out, a ``reader_name``
+Several pipelines, one per GPU (``It([pipe0, pipe1], ...)``, or ``It(pipes, ...)`` for
+``pipes = [P(..., device_id=i, shard_id=i) for i in range(n)]``, see ``pipe_lists``), become
+``DaliTorchMultiIterator(pipes, ..., reader_meta=[<each pipeline's reader>.get_metadata(), ...])``,
+which yields one dict per pipeline as DALI does (each pipeline's shard, the counters per shard).
+Every pipeline must be one the tool converts, made where it can see it, with batch sizes written
+the same; they are converted together or not at all.
+
+Left to a person (the pipeline and the iterator stay, with a marker): a ``last_batch_policy`` / ``fill_last_batch`` that is not written out, a ``reader_name``
 that is not the pipeline's reader's ``name=``, a pipeline made by a factory (its reader's
 arguments cannot be matched), a batch size the tool cannot see, ``*args``.
 
@@ -29,15 +35,18 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Optional
 
 import libcst as cst
 
-from dali_migrate.cst_util import fresh_name, kwarg
+from dali_migrate import pipe_lists
+from dali_migrate.cst_util import fresh_name, kwarg, names_in
 from dali_migrate.rules.base import CallSiteRule
 from dali_migrate.rules.pipe_epoch_size import _SIMPLE, CannotConvert, _param_values, reader_expression
+from dali_migrate.rules.pipeline_def import reader_needs_context
 
 CLASS_NAME = "DaliTorchIterator"
+MULTI_CLASS_NAME = "DaliTorchMultiIterator"
 _POLICIES = ("FILL", "DROP", "PARTIAL")
 _POLICY_CLASSES = ("nvidia.dali.plugin.base_iterator.LastBatchPolicy", "nvidia.dali.plugin.pytorch.LastBatchPolicy")
 
@@ -66,6 +75,9 @@ class Framework:
     refused_policy: dict = dataclasses.field(default_factory=dict)
     #: (site) -> (old, new) text edits that turn the torch class into this framework's
     edits: Callable = lambda site: ()
+    #: the emitted class over several pipelines (None: several pipelines are left to a person)
+    multi_class: Optional[str] = None
+    multi_helper: str = ""
 
 
 TORCH = Framework(
@@ -81,19 +93,23 @@ TORCH = Framework(
         "classification": ["pipelines", "size", "reader_name", "auto_reset", "fill_last_batch",
                            "dynamic_shape", "last_batch_padded", "last_batch_policy", "prepare_first_batch"],
     },
+    multi_class=MULTI_CLASS_NAME,
+    multi_helper="torch-multi-iterator",
 )
 
 
-def class_source(name: str = CLASS_NAME, edits=()) -> str:
-    """The emitted class's source, named ``name``; ``edits`` are (old, new) replacements, each of
-    a text the class holds exactly once (so that a change to the class cannot skip one silently)."""
+def class_source(name: str = CLASS_NAME, edits=(), cls: str = CLASS_NAME) -> str:
+    """The source of the emitted class ``cls``, named ``name``; ``edits`` are (old, new) replacements,
+    each of a text the class holds exactly once (so that a change to the class cannot skip one silently)."""
     text = Path(__file__).resolve().parent.parent.joinpath("emitted_torch_iterator.py").read_text()
-    body = text[text.index(f"\nclass {CLASS_NAME}:") + 1 :]
+    body = text[text.index(f"\nclass {cls}:") + 1 :]
+    end = body.find("\n\n\nclass ")
+    body = body if end < 0 else body[: end + 1]
     for old, new in edits:
         if body.count(old) != 1:
             raise AssertionError(f"the emitted iterator class holds {body.count(old)} copies of {old!r}, not one")
         body = body.replace(old, new)
-    return body.replace(CLASS_NAME, name)
+    return body.replace(cls, name)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -102,8 +118,8 @@ class IteratorRule(CallSiteRule):
     helpers: Callable = lambda site: {}
 
 
-def _class_name(site, fw: Framework = TORCH) -> str:
-    base = fw.class_name
+def _class_name(site, fw: Framework = TORCH, multi: bool = False) -> str:
+    base = fw.multi_class if multi else fw.class_name
     return fresh_name(base, set(site.taken)) if base in site.taken else base
 
 
@@ -151,42 +167,81 @@ def _batch_size(site):
     return value
 
 
+def _group(call: cst.Call, site, kind: str, fw: Framework):
+    """The sites of the pipelines when the iterator gets a list of several (or a comprehension's
+    list), None when it gets one pipeline, or a reason (str)."""
+    members = pipe_lists.members(call, site)
+    if members is None:
+        pipes = call.args[0].value if call.args else None
+        if isinstance(pipes, (cst.List, cst.Tuple)) and len(pipes.elements) != 1:
+            return f"{_short(kind, fw)} over an empty list of pipelines"
+        return None
+    if fw.multi_class is None:
+        return f"{_short(kind, fw)} over several pipelines (one per GPU): convert by hand, one converted generator per GPU"
+    if any(m is None or m.construction is None for m in members):
+        return f"{_short(kind, fw)} over several pipelines, one of which is not a pipeline variable assigned once here from a pipeline dali-migrate converts; convert by hand"
+    if len({id(m.construction) for m in members}) != len(members):
+        return f"{_short(kind, fw)} over a list holding one pipeline twice; convert by hand"
+    if any(reader_needs_context(m.pipeline) for m in members):
+        # Native ndd keeps a GPU reader's context entered between batches; generators taking
+        # turns on one thread would leave contexts out of order (rules/pipeline_def.py).
+        return f"{_short(kind, fw)} over several pipelines whose readers run on the GPU: convert by hand"
+    return members
+
+
 def _plan(call: cst.Call, site, fw: Framework = TORCH):
-    """(new keyword args, output_map) or a reason (str)."""
+    """(new keyword args, output_map, the sites of several pipelines or None) or a reason (str)."""
     kind = fw.iterators[site.names.qualify(call.func)]
     bound = _args(call, kind, fw)
     if isinstance(bound, str):
         return bound
-    if any(op.fn_name == "external_source" for _, op in site.pipeline.op_calls):
+    group = _group(call, site, kind, fw)
+    if isinstance(group, str):
+        return group
+    members = group or [site]
+    if any(op.fn_name == "external_source" for m in members for _, op in m.pipeline.op_calls):
         return f"{_short(kind, fw)} over a pipeline with fn.external_source: at the source's end the original restarts it on reset(), the converted generator ends; convert by hand"
-    pipes = bound.get("pipelines")
-    if isinstance(pipes, (cst.List, cst.Tuple)) and len(pipes.elements) != 1:
-        return f"{_short(kind, fw)} over several pipelines (one per GPU): convert by hand, one converted generator per GPU"
     if kind == "generic" and "output_map" not in bound:
         return f"{_short(kind, fw)} without output_map"
     for key, defaults in fw.defaults_only.items():
         if key in bound and not (isinstance(bound[key], cst.Name) and bound[key].value in defaults):
             return f"{_short(kind, fw)}({key}=...): {fw.unconverted[key]}"
     try:
-        bs = _batch_size(site)
+        sizes = [_batch_size(m) for m in members]
     except CannotConvert as e:
         return f"{_short(kind, fw)}: {e}; convert by hand"
+    bs = sizes[0]
+    if any(not b.deep_equals(bs) for b in sizes[1:]):
+        # DALI asserts that they are equal; the tool cannot tell whether they are.
+        return f"{_short(kind, fw)} over pipelines whose batch sizes are written differently; convert by hand"
+    if site.comp is not None and {site.comp.for_in.target.value} & names_in(bs):
+        return f"{_short(kind, fw)}: the batch size depends on the comprehension's variable; convert by hand"
     new = [("batch_size", bs)]
     if "reader_name" in bound:
         name = bound["reader_name"]
-        reader_name = kwarg(site.pipeline.reader_call, "name") if site.pipeline.reader_call is not None else None
-        if not (
-            isinstance(name, cst.SimpleString)
-            and reader_name is not None
-            and isinstance(reader_name.value, cst.SimpleString)
-            and reader_name.value.evaluated_value == name.evaluated_value
-        ):
-            return f"{_short(kind, fw)}(reader_name=...): cannot match the name to the pipeline's reader; convert by hand"
-        try:
-            reader = reader_expression(site)
-        except CannotConvert as e:
-            return f"{_short(kind, fw)}(reader_name=...): {e}; convert by hand"
-        new.append(("reader_meta", cst.Call(func=cst.Attribute(value=_one_line(reader), attr=cst.Name("get_metadata")))))
+        metas = []
+        for m in members:
+            reader_name = kwarg(m.pipeline.reader_call, "name") if m.pipeline.reader_call is not None else None
+            if not (
+                isinstance(name, cst.SimpleString)
+                and reader_name is not None
+                and isinstance(reader_name.value, cst.SimpleString)
+                and reader_name.value.evaluated_value == name.evaluated_value
+            ):
+                return f"{_short(kind, fw)}(reader_name=...): cannot match the name to the pipeline's reader; convert by hand"
+            try:
+                reader = reader_expression(m)
+            except CannotConvert as e:
+                return f"{_short(kind, fw)}(reader_name=...): {e}; convert by hand"
+            metas.append(cst.Call(func=cst.Attribute(value=_one_line(reader), attr=cst.Name("get_metadata"))))
+        if group is None:
+            meta = metas[0]
+        elif site.comp is not None:
+            # The comprehension again, each element's reader in place of its pipeline.
+            meta = cst.ListComp(elt=metas[0], for_in=site.comp.for_in.with_changes(whitespace_before=cst.SimpleWhitespace(" ")))
+        else:
+            meta = cst.List([cst.Element(x) for x in metas])
+        new.append(("reader_meta", meta))
     for key in ("size", "auto_reset", "last_batch_padded"):
         if key in bound:
             new.append((key, bound[key]))
@@ -211,7 +266,7 @@ def _plan(call: cst.Call, site, fw: Framework = TORCH):
         output_map = bound["output_map"]
     else:
         output_map = cst.List([cst.Element(cst.SimpleString('"data"')), cst.Element(cst.SimpleString('"label"'))])
-    return new, output_map
+    return new, output_map, group
 
 
 def _one_line(call: cst.Call) -> cst.Call:
@@ -230,9 +285,9 @@ def blocker(call, site, fw: Framework = TORCH):
 
 
 def _rewrite(call, receiver, site, fw: Framework = TORCH):
-    new, output_map = _plan(call, site, fw)
+    new, output_map, group = _plan(call, site, fw)
     pipe = call.args[0].value
-    if isinstance(pipe, (cst.List, cst.Tuple)):
+    if isinstance(pipe, (cst.List, cst.Tuple)) and group is None:
         pipe = pipe.elements[0].value
     eq = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
     args = [cst.Arg(pipe), cst.Arg(output_map)] + [cst.Arg(value=v, keyword=cst.Name(k), equal=eq) for k, v in new]
@@ -241,10 +296,13 @@ def _rewrite(call, receiver, site, fw: Framework = TORCH):
     sep = old[0].comma if len(old) > 1 and isinstance(old[0].comma, cst.Comma) else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
     laid = [a.with_changes(comma=sep) for a in args[:-1]]
     laid.append(args[-1].with_changes(comma=old[-1].comma, whitespace_after_arg=old[-1].whitespace_after_arg))
-    return call.with_changes(func=cst.Name(_class_name(site, fw)), args=laid)
+    return call.with_changes(func=cst.Name(_class_name(site, fw, multi=group is not None)), args=laid)
 
 
-def _helpers(site, fw: Framework = TORCH):
+def _helpers(site, fw: Framework = TORCH, call=None):
+    planned = _plan(call, site, fw) if call is not None else None
+    if isinstance(planned, tuple) and planned[2] is not None:
+        return {fw.multi_helper: class_source(_class_name(site, fw, multi=True), cls=MULTI_CLASS_NAME)}
     return {fw.helper: class_source(_class_name(site, fw), fw.edits(site))}
 
 
@@ -256,7 +314,7 @@ def make_rule(fw: Framework, id: str, summary: str) -> IteratorRule:
         methods=tuple(fw.iterators),
         rewrite=lambda call, receiver, site: _rewrite(call, receiver, site, fw),
         blocker=lambda call, site: blocker(call, site, fw),
-        helpers=lambda site: _helpers(site, fw),
+        helpers=lambda site, call=None: _helpers(site, fw, call),
     )
 
 

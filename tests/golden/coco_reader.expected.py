@@ -13,7 +13,7 @@ def coco_pipe(file_root, annotations_file, *, batch_size=3, num_threads=2, devic
         skip_empty=True,
     )
     while True:
-        for inputs, bboxes, labels, polygons, vertices in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+        for inputs, bboxes, labels, polygons, vertices in reader.next_epoch(batch_size=batch_size):
             with ctx:
                 images = ndd.decoders.image(inputs, device="gpu", output_type=types.RGB)
                 outputs = images, bboxes, labels, polygons, vertices

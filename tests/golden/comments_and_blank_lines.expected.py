@@ -14,7 +14,7 @@ def commented_pipe(root, *, batch_size=BATCH, num_threads=1, device_id=None, see
     # Read the files.
     reader = ndd.readers.File(file_root=root)  # the reader
     while True:
-        for jpegs, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
             with ctx:
                 # Decode them.
                 images = ndd.decoders.image(jpegs)

@@ -65,7 +65,7 @@ def detection_pipe(file_root, annotations_file, size=64, *, batch_size=3, num_th
     reader = ndd.readers.COCO(
         file_root=file_root, annotations_file=annotations_file, ltrb=True, skip_empty=True)
     while True:
-        for jpegs, bboxes, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+        for jpegs, bboxes, labels in reader.next_epoch(batch_size=batch_size):
             with ctx:
                 images = ndd.decoders.image(jpegs, device="gpu", output_type=types.RGB)
                 longest = ndd.reductions.max(ndd.peek_image_shape(jpegs))

@@ -64,7 +64,7 @@ def exposure_pipe(data_dir, size=32, fix_small=True, *, batch_size, num_threads=
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     reader = ndd.readers.File(file_root=data_dir)
     while True:
-        for jpegs, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
             with ctx:
                 # the longest side, from the encoded header (no decoding needed)
                 longest = ndd.reductions.max(ndd.peek_image_shape(jpegs))

@@ -14,7 +14,7 @@ def train_pipe(data_dir, config, mode="train", augmentations=("flip", "blur"), *
     cond_flip = bool(config["flip"])
     cond_blur = not cond_flip and bool(config.get("blur"))
     while True:
-        for jpegs, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
             with ctx:
                 images = ndd.decoders.image(jpegs, device="gpu", output_type=types.RGB)
                 if mode == "train" and IMAGE_SIZE > 16:

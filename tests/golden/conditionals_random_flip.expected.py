@@ -66,7 +66,7 @@ def flip_pipe(file_root, annotations_file, *, batch_size=3, num_threads=2, devic
     reader = ndd.readers.COCO(
         file_root=file_root, annotations_file=annotations_file, ltrb=True, skip_empty=True, random_shuffle=True, seed=seed)
     while True:
-        for jpegs, bboxes, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+        for jpegs, bboxes, labels in reader.next_epoch(batch_size=batch_size):
             with ctx:
                 images = ndd.decoders.image(jpegs, device="gpu", output_type=types.RGB)
 

@@ -10,7 +10,7 @@ def constant_pipe(root, *, batch_size=4, num_threads=2, device_id=None, seed=Non
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     reader = ndd.readers.File(file_root=root)
     while True:
-        for jpegs, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
             with ctx:
                 images = ndd.decoders.image(jpegs, output_type=types.RGB)
                 images = ndd.resize(images, resize_x=8, resize_y=8)

@@ -157,7 +157,7 @@ def torch_pipe(root, *, batch_size=32, num_threads=4, device_id=0, seed=None):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     reader = ndd.readers.File(file_root=root, random_shuffle=True, seed=seed)
     while True:
-        for jpegs, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
             with ctx:
                 images = ndd.decoders.image(jpegs, device="gpu")
                 images = ndd.resize(images, resize_x=224, resize_y=224)

@@ -63,7 +63,7 @@ def cond_pipe(root, *, batch_size=4, num_threads=1, device_id=None, seed=None):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     reader = ndd.readers.File(file_root=root)
     while True:
-        for jpegs, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
             with ctx:
                 images = ndd.decoders.image(jpegs, output_type=types.RGB)
 
@@ -84,7 +84,7 @@ def plain_pipe(root, *, batch_size=4, num_threads=1, device_id=None, seed=None):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     reader = ndd.readers.File(file_root=root)
     while True:
-        for jpegs, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
             with ctx:
                 outputs = ndd.decoders.image(jpegs), labels
             yield outputs

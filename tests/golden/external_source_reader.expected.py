@@ -36,7 +36,7 @@ def reader_and_params(data_dir, *, batch_size=4, num_threads=2, device_id=0, see
     source_2 = BrightnessSchedule(4)
     source_iter = map(lambda i: source_2(types.BatchInfo(i, 0)), itertools.count())
     while True:
-        for jpegs, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
             source_data = next(source_iter, end)
             if source_data is end:
                 return

@@ -7,7 +7,7 @@ def list_pipe(file_list, *, batch_size=4, num_threads=1, device_id=None, seed=No
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     reader = ndd.readers.File(file_list=file_list)
     while True:
-        for jpegs, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
             with ctx:
                 images = ndd.decoders.image(jpegs, output_type=types.GRAY)
                 images = ndd.crop(images, crop=(16, 16), crop_pos_x=0.5, crop_pos_y=0.5)

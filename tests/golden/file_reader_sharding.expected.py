@@ -12,7 +12,7 @@ def sharded_pipe(data_dir, shard_id, num_shards, *, batch_size, num_threads=None
         pad_last_batch=True,
     )
     while True:
-        for jpegs, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
             with ctx:
                 images = ndd.decoders.image(jpegs)
                 images = ndd.resize(images, size=24)

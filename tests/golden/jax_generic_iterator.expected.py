@@ -151,7 +151,7 @@ def mnist_pipe(root, *, batch_size=64, num_threads=4, device_id=0, seed=0):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     reader = ndd.readers.File(file_root=root, random_shuffle=True, seed=seed)
     while True:
-        for jpegs, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
             with ctx:
                 images = ndd.decoders.image(jpegs, device="gpu", output_type=types.GRAY)
                 images = ndd.crop_mirror_normalize(images, dtype=types.FLOAT, std=[255.0], output_layout="CHW")

@@ -9,7 +9,7 @@ def HybridPipe(batch_size, num_threads, device_id, data_dir, size=64, *, seed=12
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     reader = ndd.readers.File(file_root=data_dir)
     while True:
-        for jpegs, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
             with ctx:
                 images = ndd.decoders.image(jpegs, device="gpu", output_type=types.RGB)
                 images = ndd.resize(images, device="gpu", resize_x=size, resize_y=size)
@@ -22,7 +22,7 @@ def FlipPipe(batch_size, num_threads, device_id, data_dir, *, seed=12):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     reader = ndd.readers.File(file_root=data_dir)
     while True:
-        for jpegs, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
             with ctx:
                 images = ndd.decoders.image(jpegs, device="gpu", output_type=types.RGB)
                 images = ndd.resize(images, device="gpu", resize_x=32, resize_y=32)
@@ -35,7 +35,7 @@ def FullSizePipe(batch_size, num_threads, device_id, data_dir, size=64, *, seed=
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     reader = ndd.readers.File(file_root=data_dir)
     while True:
-        for jpegs, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
             with ctx:
                 outputs = ndd.decoders.image(jpegs, device="gpu", output_type=types.RGB), labels
             yield outputs

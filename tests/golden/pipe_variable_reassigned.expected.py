@@ -162,7 +162,7 @@ def create_dali_pipeline(data_dir, crop, size, is_training=True, *, batch_size, 
     reader = ndd.readers.File(file_root=data_dir, random_shuffle=is_training,
                                      pad_last_batch=True, seed=seed)
     while True:
-        for images, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+        for images, labels in reader.next_epoch(batch_size=batch_size):
             with ctx:
                 if is_training:
                     images = ndd.decoders.image_random_crop(images, output_type=types.RGB, batch_size=batch_size, rng=rng)

@@ -7,7 +7,7 @@ def HybridPipe(batch_size, num_threads, device_id, data_dir, *, seed=12):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     reader = ndd.readers.File(file_root=data_dir, random_shuffle=True, seed=seed)
     while True:
-        for jpegs, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
             with ctx:
                 images = ndd.decoders.image(jpegs, device="gpu", output_type=types.RGB)
                 images = ndd.resize(images, device="gpu", resize_x=224, resize_y=224)

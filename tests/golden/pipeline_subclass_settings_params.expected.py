@@ -9,7 +9,7 @@ def SimplePipeline(batch_size, num_threads, device_id, seed, data_dir):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     reader = ndd.readers.File(file_root=data_dir)
     while True:
-        for jpegs, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
             with ctx:
                 outputs = ndd.decoders.image(jpegs, device="cpu", output_type=types.RGB), labels
             yield outputs

@@ -10,7 +10,7 @@ def train_pipe(image_dir, *, batch_size=4, num_threads=2, device_id=0, seed=42):
     rng = ndd.random.RNG(seed=seed)
     reader = ndd.readers.File(file_root=image_dir, random_shuffle=True, seed=seed)
     while True:
-        for jpegs, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
             with ctx:
                 images = ndd.decoders.image(jpegs, device="gpu", output_type=types.RGB)
                 images = ndd.resize(images, resize_x=64, resize_y=64)
@@ -25,7 +25,7 @@ def eval_pipe(image_dir, *, batch_size=4, num_threads=2, device_id=0, seed=None)
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     reader = ndd.readers.File(file_root=image_dir)
     while True:
-        for jpegs, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
             with ctx:
                 images = ndd.decoders.image(jpegs, device="gpu", output_type=types.RGB)
                 preview = ndd.resize(images, resize_x=32, resize_y=32)

@@ -11,7 +11,7 @@ def decode_pipe(image_dir, *, batch_size=4, num_threads=2, device_id=0, seed=Non
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     reader = ndd.readers.File(file_root=image_dir)
     while True:
-        for jpegs, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
             with ctx:
                 images = ndd.decoders.image(jpegs, device="gpu", output_type=types.RGB)
                 images = ndd.resize(images, resize_x=16, resize_y=16)

@@ -16,7 +16,7 @@ def rn50_train(data_dir, crop=224, shard_id=0, num_shards=1, *, batch_size=64, n
         seed=seed,
     )
     while True:
-        for jpegs, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
             with ctx:
                 images = ndd.decoders.image_random_crop(jpegs, device="gpu", output_type=types.RGB, random_area=[0.1, 1.0], batch_size=batch_size, rng=rng)
                 images = ndd.resize(images, device="gpu", resize_x=crop, resize_y=crop)
@@ -42,7 +42,7 @@ def rn50_train_rrc(data_dir, *, batch_size=64, num_threads=8, device_id=0, seed=
     rng = ndd.random.RNG(seed=seed)
     reader = ndd.readers.File(file_root=data_dir, random_shuffle=True, seed=seed)
     while True:
-        for jpegs, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
             with ctx:
                 images = ndd.decoders.image(jpegs, device="gpu")
                 images = ndd.random_resized_crop(images, size=(224, 224), random_area=(0.08, 1.0), batch_size=batch_size, rng=rng)

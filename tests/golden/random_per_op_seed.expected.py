@@ -8,7 +8,7 @@ def jitter_pipe(root, *, batch_size=4, num_threads=1, device_id=None, seed=None)
     rng_coin_flip = ndd.random.RNG(seed=43)
     reader = ndd.readers.File(file_root=root, random_shuffle=True, seed=7)
     while True:
-        for jpegs, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
             with ctx:
                 images = ndd.decoders.image(jpegs)
                 scale = ndd.random.uniform(range=(0.8, 1.2), batch_size=batch_size, rng=rng_uniform)

@@ -8,7 +8,7 @@ def augment_pipe(root, *, batch_size=8, num_threads=2, device_id=None, seed=1234
     rng = ndd.random.RNG(seed=seed)
     reader = ndd.readers.File(file_root=root, random_shuffle=True, initial_fill=64, seed=seed)
     while True:
-        for jpegs, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
             with ctx:
                 images = ndd.decoders.image(jpegs, output_type=types.RGB)
                 angle = ndd.random.uniform(range=(-15.0, 15.0), batch_size=batch_size, rng=rng)

@@ -7,7 +7,7 @@ def noisy_pipe(root, *, batch_size=4, num_threads=1, device_id=None, seed=None):
     rng = ndd.random.RNG(seed=seed)
     reader = ndd.readers.File(file_root=root)
     while True:
-        for jpegs, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
             with ctx:
                 images = ndd.decoders.image(jpegs)
                 images = ndd.noise.gaussian(images, stddev=10.0, batch_size=batch_size, rng=rng)

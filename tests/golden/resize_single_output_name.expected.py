@@ -9,7 +9,7 @@ def thumbnail_pipe(image_dir, size=48, *, batch_size=4, num_threads=2, device_id
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     reader = ndd.readers.File(file_root=image_dir)
     while True:
-        for jpegs, _ in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+        for jpegs, _ in reader.next_epoch(batch_size=batch_size):
             with ctx:
                 images = ndd.decoders.image(jpegs, device="gpu", output_type=types.RGB)
                 thumbnails = ndd.resize(images, resize_x=size, resize_y=size)

@@ -40,7 +40,7 @@ def decode_pipe(root, *, batch_size=4, num_threads=2, device_id=None, seed=7):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     reader = ndd.readers.File(file_root=root)
     while True:
-        for jpegs, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
             try:
                 with ctx:
                     images = ndd.decoders.image(jpegs, device="cpu")

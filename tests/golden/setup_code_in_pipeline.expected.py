@@ -15,7 +15,7 @@ def normalize_pipe(root, size=32, *, batch_size=4, num_threads=1, device_id=None
     root = os.path.abspath(root)
     reader = ndd.readers.File(file_root=root)
     while True:
-        for jpegs, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
             with ctx:
                 images = ndd.decoders.image(jpegs, output_type=types.RGB)
                 images = ndd.resize(images, resize_x=size, resize_y=size)

@@ -7,7 +7,7 @@ def decode_only(root, *, batch_size=4, num_threads=1, device_id=None, seed=None)
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     reader = ndd.readers.File(file_root=root)
     while True:
-        for jpegs, _ in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+        for jpegs, _ in reader.next_epoch(batch_size=batch_size):
             with ctx:
                 outputs = (ndd.decoders.image(jpegs),)
             yield outputs

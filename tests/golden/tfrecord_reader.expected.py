@@ -14,7 +14,7 @@ def tfrecord_pipe(path, index_path, *, batch_size=4, num_threads=2, device_id=No
         },
     )
     while True:
-        for inputs in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+        for inputs in reader.next_epoch(batch_size=batch_size):
             with ctx:
                 images = ndd.decoders.image(inputs["image/encoded"])
                 images = ndd.resize(images, resize_x=28, resize_y=28)

@@ -157,7 +157,7 @@ def val_pipe(root, shard_id, num_shards, *, batch_size, num_threads=None, device
     reader = ndd.readers.File(
         file_root=root, shard_id=shard_id, num_shards=num_shards, pad_last_batch=True)
     while True:
-        for jpegs, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
             with ctx:
                 images = ndd.decoders.image(jpegs, device="gpu", output_type=types.RGB)
                 images = ndd.resize(images, resize_shorter=256)

@@ -11,7 +11,7 @@ def train_pipe(root, *, batch_size, num_threads=2, device_id=None, seed=99):
     rng = ndd.random.RNG(seed=seed)
     reader = ndd.readers.File(file_root=root, random_shuffle=True, seed=seed)
     while True:
-        for jpegs, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
             with ctx:
                 images = ndd.decoders.image_random_crop(jpegs, output_type=types.RGB, batch_size=batch_size, rng=rng)
                 images = ndd.resize(images, resize_x=IMAGE_SIZE, resize_y=IMAGE_SIZE)
@@ -25,7 +25,7 @@ def val_pipe(root, *, batch_size, num_threads=2, device_id=None, seed=None):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     reader = ndd.readers.File(file_root=root, random_shuffle=False)
     while True:
-        for jpegs, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
             with ctx:
                 images = ndd.decoders.image(jpegs, output_type=types.RGB)
                 images = ndd.resize(images, resize_shorter=IMAGE_SIZE)

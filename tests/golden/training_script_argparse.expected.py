@@ -14,7 +14,7 @@ def create_pipeline(data_dir, crop, is_training, *, batch_size, num_threads=None
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     reader = ndd.readers.File(file_root=data_dir, random_shuffle=is_training, pad_last_batch=True, seed=seed)
     while True:
-        for jpegs, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
             with ctx:
                 images = ndd.decoders.image(jpegs, device="gpu", output_type=types.RGB)
                 images = ndd.resize(images, resize_x=crop, resize_y=crop)

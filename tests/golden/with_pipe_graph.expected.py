@@ -11,7 +11,7 @@ def make_pipeline(image_dir, batch_size, device_id=0):
         rng = ndd.random.RNG(seed=seed)
         reader = ndd.readers.File(file_root=image_dir, random_shuffle=True, seed=seed)
         while True:
-            for jpegs, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+            for jpegs, labels in reader.next_epoch(batch_size=batch_size):
                 with ctx:
                     # the flip decision is made outside the `with` block and still belongs to the graph
                     flip = ndd.random.coin_flip(probability=0.5, batch_size=batch_size, rng=rng)

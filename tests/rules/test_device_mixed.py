@@ -20,4 +20,4 @@ def test_gpu_pipeline_gets_an_eval_context_left_before_yield():
 def test_threads_and_device_go_to_a_context_of_the_pipeline_not_global_state():
     out = pipeline('j, l = fn.readers.file(file_root="d")\nreturn fn.decoders.image(j), l\n')
     assert "set_num_threads" not in out
-    assert "reader.next_epoch(batch_size=batch_size, ctx=ctx)" in out
+    assert "reader.next_epoch(batch_size=batch_size)" in out

@@ -1,3 +1,5 @@
+import re
+
 from _helpers import convert, pipeline
 
 SOURCES = '''
@@ -143,9 +145,32 @@ def test_fed_from_outside_says_what_to_write():
     assert '`ndd.as_batch(data, layout="HWC", dtype=types.UINT8)` in place of this call' in out
 
 
-def test_positional_arguments_are_left_to_a_person():
-    out = pipeline("return fn.external_source(Frames())\n")
-    assert "@pipeline_def" in out and "positional arguments" in out
+def test_positional_source_converts_as_the_keyword_form():
+    # DALI 2.4: external_source(source=None, num_outputs=None, *, ...)
+    for by_keyword, by_position in [
+        ("x = fn.external_source(source=Frames(), layout='HWC')", "x = fn.external_source(Frames(), layout='HWC')"),
+        ("x = fn.external_source(source=count, batch_info=True)", "x = fn.external_source(count, batch_info=True)"),
+        ("x, y = fn.external_source(source=gen, num_outputs=2)", "x, y = fn.external_source(gen, num_outputs=2)"),
+        ("x, y = fn.external_source(source=gen, num_outputs=2)", "x, y = fn.external_source(gen, 2)"),
+    ]:
+        tail = "return x\n" if "y" not in by_keyword else "return x, y\n"
+        expected = es_pipeline(by_keyword + "\n" + tail)
+        assert "@pipeline_def" not in expected and "dali-migrate:" not in expected
+        # the keyword `source=` takes the name `source` in the keyword form: fresh names differ only
+        same_names = lambda text: re.sub(r"\b(source|source_iter|source_data)(_\d+)?\b", r"\1", text)  # noqa: E731
+        assert same_names(es_pipeline(by_position + "\n" + tail)) == same_names(expected), by_position
+
+
+def test_positional_num_outputs_must_be_unpacked_as_the_keyword_one():
+    out = es_pipeline("xy = fn.external_source(gen, 2)\nreturn xy[0]\n")
+    assert "@pipeline_def" in out and "num_outputs=2) is converted only where its outputs are unpacked" in out
+
+
+def test_too_many_or_starred_positional_arguments_are_left_to_a_person():
+    out = es_pipeline("x = fn.external_source(gen, 1, None)\nreturn x\n")
+    assert "@pipeline_def" in out and "more positional arguments than it takes (source, num_outputs)" in out
+    out = es_pipeline("x = fn.external_source(*sources)\nreturn x\n")
+    assert "@pipeline_def" in out and "fn.external_source with *args/**kwargs" in out
 
 
 def test_source_no_output_uses_is_left_to_a_person():

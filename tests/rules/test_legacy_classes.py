@@ -230,8 +230,12 @@ def test_subclass_with_a_method_of_its_own_keeps_the_base_a_class():
 class WithEpoch(Base):
     def set_epoch(self, epoch):
         self.epoch = epoch
+
+pipe = WithEpoch(4, 1, 0, "imgs")
+pipe.set_epoch(2)
+pipe.build()
 ''')
-    assert "class WithEpoch(Base)" in out and "the class also defines set_epoch()" in out
+    assert "class WithEpoch(Base)" in out and "pipe.set_epoch() has no automatic dynamic-mode conversion" in out
     assert "class Base(Pipeline)" in out and "class WithEpoch extends it and stays a class" in out
 
 
@@ -310,3 +314,135 @@ def test_iter_setup_beside_a_reader_draws_inside_the_reader_loop():
     reader_loop = out.index("for jpegs, labels in reader.next_epoch(")
     assert reader_loop < out.index("angle_data = [np.float32(a) for a in next(angles)]") < out.index("with ctx:")
     assert "angle = ndd.as_batch(angle_data)\n" in out  # an empty layout is no layout
+
+
+# -- other methods: inlined where define_graph calls them, dropped where nothing can call them --
+
+COMMON = '''
+class Common(Pipeline):
+    def __init__(self, batch_size, num_threads, device_id):
+        super().__init__(batch_size, num_threads, device_id, seed=3)
+        self.decode = ops.decoders.Image(output_type=types.RGB)
+        self.coin = ops.random.CoinFlip(probability=0.5)
+        self.flip = ops.Flip()
+
+    def base_define_graph(self, inputs, labels):
+        images = self.decode(inputs)
+        {helper_extra}
+        return self.flip(images, horizontal=self.coin()), labels
+{base_extra}
+
+class FilePipe(Common):
+    def __init__(self, batch_size, num_threads, device_id, root):
+        super().__init__(batch_size, num_threads, device_id)
+        self.input = ops.readers.File(file_root=root)
+
+    def define_graph(self):
+        {graph}
+{tail}
+pipe = FilePipe(4, 1, 0, "imgs")
+pipe.build()
+images, labels = pipe.run()
+'''
+
+
+def based(graph="jpegs, labels = self.input()\n        return self.base_define_graph(jpegs, labels)",
+          helper_extra="", base_extra="", tail="") -> str:
+    return classes(COMMON.format(graph=graph, helper_extra=helper_extra, base_extra=base_extra, tail=tail))
+
+
+def test_base_define_graph_is_inlined_and_the_base_class_goes():
+    out = based()
+    assert "class " not in out and "dali-migrate:" not in out
+    assert "images = ndd.decoders.image(jpegs, output_type=types.RGB)" in out
+    assert "outputs = ndd.flip(images, horizontal=ndd.random.coin_flip(" in out
+
+
+def test_a_base_used_elsewhere_stays_with_its_subclasses():
+    out = based(tail="\nprint(Common.__name__)\n")
+    assert "class Common(Pipeline)" in out and "class FilePipe(Common)" in out and "dali-migrate:" in out
+
+
+def test_a_helper_variable_the_caller_reads_later_is_renamed():
+    out = based(graph="jpegs, labels = self.input()\n        out, lab = self.base_define_graph(jpegs, labels)\n"
+                      "        images = jpegs\n        return out, images, lab")
+    assert "images_2 = ndd.decoders.image(jpegs" in out and "out, lab = ndd.flip(images_2," in out
+    assert "images = jpegs" in out
+
+
+def test_a_helper_called_inside_an_expression_is_left_to_a_person():
+    out = based(graph="jpegs, labels = self.input()\n        return self.base_define_graph(jpegs, labels)[0], labels")
+    assert "class FilePipe(Common)" in out and "is called inside an expression or a block" in out
+
+
+def test_a_helper_reading_a_global_the_caller_binds_is_left_to_a_person():
+    out = based(helper_extra="images = images * scale",
+                graph="jpegs, labels = self.input()\n        scale = 2\n        return self.base_define_graph(jpegs, labels)")
+    assert "class FilePipe(Common)" in out and "reads scale from the module" in out
+
+
+def test_len_and_unused_methods_go_with_the_class():
+    out = based(base_extra="\n    def __len__(self):\n        return 21\n\n    def describe(self):\n        return 'files'\n")
+    assert "class " not in out and "__len__" not in out and "describe" not in out and "dali-migrate:" not in out
+
+
+def test_len_of_the_pipeline_keeps_it_a_class():
+    out = based(base_extra="\n    def __len__(self):\n        return 21\n", tail="\nprint(len(FilePipe(4, 1, 0, 'imgs')))\n")
+    assert "class FilePipe(Common)" in out and "dali-migrate:" in out
+
+
+def test_a_method_overriding_pipeline_s_own_is_left_to_a_person():
+    out = based(base_extra="\n    def epoch_size(self, name=None):\n        return 21\n")
+    assert "class FilePipe(Common)" in out and "epoch_size() overrides Pipeline.epoch_size" in out
+
+
+def test_a_dunder_python_calls_by_itself_is_left_to_a_person():
+    out = based(base_extra="\n    def __del__(self):\n        print('bye')\n")
+    assert "class FilePipe(Common)" in out and "defines __del__(), which Python calls by itself" in out
+
+
+def test_a_recursive_helper_is_left_to_a_person():
+    out = based(helper_extra="images = self.base_define_graph(images, labels)")
+    assert "class FilePipe(Common)" in out and "calls itself" in out
+
+
+def test_helpers_calling_helpers_with_keywords_defaults_and_literal_branches():
+    out = classes('''
+    class P(Pipeline):
+        def __init__(self, batch_size, num_threads, device_id):
+            super().__init__(batch_size, num_threads, device_id, seed=1)
+            self.input = ops.readers.File(file_root="imgs")
+            self._ops(angle=10)
+
+        def _ops(self, angle):
+            self.decode = ops.decoders.Image()
+            self.rotate = ops.Rotate(angle=angle)
+            self.flip = ops.Flip()
+
+        def aug(self, images, flip=False):
+            images = self.rotate(images)
+            if flip:
+                images = self.flip(images)
+            return images
+
+        def define_graph(self):
+            jpegs, labels = self.input()
+            images = self.decode(jpegs)
+            flipped = self.aug(images, flip=True)
+            rotated = self.aug(images)
+            return flipped, rotated, labels
+
+    pipe = P(4, 1, 0)
+    pipe.build()
+    a, b, c = pipe.run()
+    ''')
+    assert "class P" not in out and "if " not in out
+    assert out.count("ndd.rotate(") == 2 and out.count("ndd.flip(") == 1 and "angle=10" in out
+
+
+def test_pipeline_attribute_list_is_dali_s():
+    pipeline = __import__("pytest").importorskip("nvidia.dali.pipeline")
+    from dali_migrate.legacy import _PIPELINE_ATTRS
+
+    own = {n for n in vars(pipeline.Pipeline) if not (n.startswith("__") and n.endswith("__"))}
+    assert own <= _PIPELINE_ATTRS

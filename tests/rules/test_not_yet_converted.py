@@ -5,10 +5,10 @@ def test_pipeline_subclass_that_cannot_convert_is_marked_once_with_the_reason():
     out = convert(
         "import nvidia.dali.ops as ops\nfrom nvidia.dali.pipeline import Pipeline\n"
         "class P(Pipeline):\n    def __init__(self):\n        super().__init__(2, 1, 0)\n        self.r = ops.readers.File(file_root='d')\n"
-        "    def define_graph(self):\n        return self.r()\n    def set_epoch(self, epoch):\n        pass\n"
+        "    def define_graph(self):\n        return self.r()\n    def epoch_size(self, name=None):\n        return 4\n"
     )
     assert out.count("# dali-migrate:") == 1
-    assert "[legacy-pipeline] not converted: the class also defines set_epoch()" in out
+    assert "[legacy-pipeline] not converted: epoch_size() overrides Pipeline.epoch_size" in out
     assert "class P(Pipeline):" in out
 
 

@@ -109,3 +109,10 @@ def test_run_not_caught_stays_a_plain_generator():
                  "try:\n            x = 1\n        except Exception:\n            pipe.run()"):
         out = _resume_case(call)
         assert "ResumeAfterErrors" not in out and "functools" not in out, call
+
+
+def test_run_caught_only_for_its_end_stays_a_plain_generator():
+    out = _resume_case("try:\n            pipe.run()\n        except (StopIteration, KeyboardInterrupt):\n            break")
+    assert "ResumeAfterErrors" not in out
+    out = _resume_case("try:\n            pipe.run()\n        except StopIteration:\n            break\n        except ValueError:\n            pass")
+    assert "@ResumeAfterErrors.wrap" in out

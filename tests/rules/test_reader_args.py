@@ -18,7 +18,7 @@ def test_explicit_reader_seed_kept():
 
 def test_reader_created_once_and_loop_over_epochs():
     out = pipeline('j, l = fn.readers.file(file_root="d")\nreturn j, l\n')
-    assert out.index("reader = ndd.readers.File") < out.index("while True:") < out.index("for j, l in reader.next_epoch(batch_size=batch_size, ctx=ctx):")
+    assert out.index("reader = ndd.readers.File") < out.index("while True:") < out.index("for j, l in reader.next_epoch(batch_size=batch_size):")
 
 
 def test_two_readers_block():

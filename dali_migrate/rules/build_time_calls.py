@@ -1,0 +1,207 @@
+"""Python calls in a pipeline's per-iteration code run once, before the loop.
+
+A pipeline function runs once, when the pipeline is built: ``fn.rotate(images,
+angle=random.uniform(-10, 10))`` draws one angle, and every batch is rotated by it. The converted
+loop would draw a new one every iteration. So a Python call inside a statement of the loop (an
+operator's argument, a factor in arithmetic on data) is evaluated once, into a name, where the
+pipeline evaluated it: among the statements that run before the loop, in the original order.
+
+    images = fn.rotate(images, angle=random.uniform(-a, a))   ->   angle = random.uniform(-a, a)
+                                                                    ...loop:
+                                                                        images = ndd.rotate(images, angle=angle)
+
+Left in place, because evaluating them every iteration gives the same value: pure builtins
+(``int``, ``len``, ...), ``math.*``, numpy outside ``numpy.random``, ``os.path.*``, DALI's own
+calls and methods of DALI data. A call that reads a value computed per iteration, or that sits in
+an ``if``/``for``/``with`` of the loop (where it ran once per trace, or several times), stops the
+conversion with a marker.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Optional
+
+import libcst as cst
+
+from dali_migrate import cst_walk
+from dali_migrate.cst_util import code, dotted, fresh_name
+from dali_migrate.rules.base import Rule
+
+RULE = Rule(
+    id="build-time-calls",
+    summary="Python calls in the pipeline's per-iteration code (random.uniform(...), user functions) are evaluated once before the loop, as when the pipeline was built",
+    order=5,
+)
+
+_PURE_BUILTINS = frozenset({
+    "len", "range", "int", "float", "bool", "str", "abs", "min", "max", "round", "tuple", "list",
+    "dict", "set", "frozenset", "enumerate", "zip", "reversed", "sorted", "isinstance", "any",
+    "all", "sum", "pow", "divmod", "slice", "repr", "format", "hash",
+})
+_SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
+_OWN_ARGUMENTS = frozenset({"external_source", "python_function", "torch_python_function", "dl_tensor_python_function"})
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+
+
+@dataclasses.dataclass
+class Plan:
+    #: id(call or comprehension as written) -> the Name that replaces it in the loop
+    replace: dict = dataclasses.field(default_factory=dict)
+    #: statement index -> assignments to run right before that statement's place (before the loop)
+    before: dict = dataclasses.field(default_factory=dict)
+    blocker: Optional[str] = None
+
+
+def _loop_names(info) -> set:
+    """Names bound by the statements that run every iteration."""
+    from dali_migrate.pipeline_analysis import _assigned_names
+
+    found: set = set()
+    for i, stmt in enumerate(info.statements):
+        if i not in info.setup or i == info.reader_index:  # a reader's outputs too
+            found |= _assigned_names(stmt)
+    return found
+
+
+def reads(expr) -> set:
+    """Names ``expr`` reads (not attribute names or keyword names)."""
+    out = set()
+    skip = set()
+    for node in cst_walk.walk(expr):
+        if type(node) is cst.Attribute:
+            skip.add(id(node.attr))
+        elif type(node) is cst.Arg and node.keyword is not None:
+            skip.add(id(node.keyword))
+        elif type(node) is cst.Name and id(node) not in skip:
+            out.add(node.value)
+    return out
+
+
+class _Calls:
+    """Sorts the calls of one pipeline's per-iteration statements."""
+
+    def __init__(self, info, names, numpy_names: set, helpers: set):
+        self.info, self.names = info, names
+        self.numpy_names, self.helpers = numpy_names, helpers
+        self.op_calls = {id(call) for call, _ in info.op_calls}
+        self.loop = _loop_names(info)
+        self.shadowed = self.loop | {p.name.value for p in _all_params(info.func)}
+
+    def is_dali(self, call: cst.Call) -> bool:
+        if id(call) in self.op_calls:
+            return True
+        q = self.names.qualify(call.func) or ""
+        if q.startswith("nvidia.dali"):
+            return True
+        func = call.func
+        if isinstance(func, cst.Name) and func.value in self.helpers:
+            return True  # a function of the file that builds DALI operators: per iteration
+        # a method of DALI data (images.gpu(), x.shape()): the receiver is computed per iteration
+        return isinstance(func, cst.Attribute) and bool(reads(func.value) & self.loop)
+
+    def same_every_time(self, call: cst.Call) -> bool:
+        func = call.func
+        if isinstance(func, cst.Name):
+            return func.value in _PURE_BUILTINS and func.value not in self.shadowed
+        name = dotted(func) or ""
+        root, _, rest = name.partition(".")
+        if not rest or root in self.shadowed:
+            return False
+        if root in self.numpy_names:
+            return not rest.startswith("random")
+        return root == "math" or name.startswith("os.path.")
+
+    def volatile(self, node) -> bool:
+        """Holds a call whose value may differ from one evaluation to the next."""
+        for sub in cst_walk.walk(node, not_into=_SCOPES):
+            if type(sub) is cst.Call and not self.is_dali(sub) and not self.same_every_time(sub):
+                return True
+        return False
+
+
+def _all_params(func: cst.FunctionDef):
+    p = func.params
+    out = [*p.posonly_params, *p.params, *p.kwonly_params]
+    for star in (p.star_arg, p.star_kwarg):
+        if isinstance(star, cst.Param):
+            out.append(star)
+    return out
+
+
+def plan(info, names, taken: set, numpy_names: set, helpers: set, avoid: Optional[set] = None) -> Plan:
+    """What to evaluate once, and where. ``taken``: names in use, updated with the new ones;
+    ``avoid``: the names a new variable must not be (default ``taken``): keyword and attribute
+    names do not clash with a variable, so ``angle=`` can give its value the name ``angle``."""
+    avoid = taken if avoid is None else avoid
+    result = Plan()
+    calls = _Calls(info, names, numpy_names, helpers)
+    later_setup: dict = {}  # name -> indices of setup statements that bind it
+    from dali_migrate.pipeline_analysis import _assigned_names
+
+    for i in info.setup:
+        for name in _assigned_names(info.statements[i]):
+            later_setup.setdefault(name, []).append(i)
+    places = list(enumerate(info.statements))
+    if info.returned is not None:
+        places.append((len(info.statements), info.returned))
+    for index, stmt in places:
+        if index in info.setup or index == info.reader_index:
+            continue
+        found = []
+        _collect(stmt, calls, found)
+        if not found:
+            continue
+        if not isinstance(stmt, (cst.SimpleStatementLine, cst.BaseExpression)) or info.conditionals:
+            result.blocker = (
+                f"`{code(found[0])}` was evaluated once, when the pipeline was built; here it is inside "
+                f"`{code(stmt).splitlines()[0].strip()}`, which the converted loop runs every iteration: "
+                "evaluate it once before the pipeline by hand")
+            return result
+        for node in found:
+            read = reads(node)
+            late = [n for n in read if any(j > index for j in later_setup.get(n, []))]
+            if read & calls.loop or late:
+                result.blocker = (
+                    f"`{code(node)}` was evaluated once, when the pipeline was built, but reads "
+                    f"`{sorted(read & calls.loop or set(late))[0]}`, which the converted loop computes every iteration: convert by hand")
+                return result
+            name = fresh_name(_base_name(node, stmt), avoid)
+            taken.add(name)
+            result.replace[id(node)] = cst.Name(name)
+            assign = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], node)])
+            result.before.setdefault(index, []).append(assign)
+    first = min(result.before, default=None)
+    if first is not None:
+        head = result.before[first][0]
+        result.before[first][0] = head.with_changes(leading_lines=[cst.EmptyLine(
+            comment=cst.Comment("# evaluated once, as when the pipeline was built"))])
+    return result
+
+
+def _collect(node, calls: _Calls, out: list) -> None:
+    """The outermost volatile calls (or comprehensions holding one) under ``node``."""
+    for child in cst_walk.children(node):
+        if isinstance(node, (cst.If, cst.While)) and child is node.test:
+            continue  # a condition: rules/conditionals.py evaluates it once or marks it
+        if isinstance(child, _SCOPES):
+            continue  # a lambda's or nested function's body runs when it is called, in both forms
+        if isinstance(child, _COMPREHENSIONS):
+            if calls.volatile(child):
+                out.append(child)  # as a whole: its calls run once per element
+            continue
+        if type(child) is cst.Call:
+            if calls.names.fn_op(child.func) in _OWN_ARGUMENTS:
+                continue  # their rules decide when the source or function is evaluated
+            if not calls.is_dali(child) and not calls.same_every_time(child):
+                out.append(child)
+                continue
+        _collect(child, calls, out)
+
+
+def _base_name(node, stmt) -> str:
+    """``angle`` for ``fn.rotate(x, angle=<call>)``; else ``value``."""
+    for sub in cst_walk.walk(stmt, not_into=_SCOPES):
+        if type(sub) is cst.Arg and sub.value is node and sub.keyword is not None:
+            return sub.keyword.value
+    return "value"

@@ -1,0 +1,27 @@
+# golden-run: pipe=example1 iterations=4
+"""fn.external_source with its source given by position, as general/reinterpret.ipynb writes it."""
+import numpy as np
+import itertools
+import nvidia.dali.types as types
+import nvidia.dali.experimental.dynamic as ndd
+
+
+def single_channel(sample_info):
+    n = sample_info.idx_in_epoch
+    return np.arange(n, n + 25, dtype=np.int32)
+
+
+def example1(*, batch_size=3, num_threads=4, device_id=None, seed=None):
+    ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
+    source = single_channel
+    for source_data in map(lambda i: [source(types.SampleInfo(i * batch_size + j, j, i, 0)) for j in range(batch_size)], itertools.count()):
+        with ctx:
+            inp = ndd.as_batch(source_data, dtype=types.INT32)
+            outputs = inp, ndd.reshape(inp, shape=[5, 5], layout="HW")
+        yield outputs
+
+
+if __name__ == "__main__":
+    pipe1 = example1()
+    inp, reshaped = next(pipe1)
+    print(np.asarray(reshaped.select(0)))
