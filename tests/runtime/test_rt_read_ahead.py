@@ -1,4 +1,5 @@
-"""Readers read the epoch's next batch ahead on a thread of their own (runtime/_readers.py).
+"""With DALI_MIGRATE_READ_AHEAD=1, readers read the epoch's next batch ahead on a thread of their
+own (runtime/_readers.py; opt-in, see _READ_AHEAD there).
 
 What must not change: the items and their order (with breaks mid-epoch too), and where an error
 of a read surfaces (at the next() that asks for that batch, and the reader goes on after it).
@@ -20,7 +21,7 @@ def _key(batches):
 
 def _stream(image_dir, read_ahead, monkeypatch):
     """Batches of a shuffled reader, with the caller stopping mid-epoch twice."""
-    monkeypatch.setattr(_readers, "_READ_AHEAD", read_ahead)
+    monkeypatch.setattr(_readers, "_READ_AHEAD", read_ahead)  # opt-in: DALI_MIGRATE_READ_AHEAD=1
     reader = ndd.readers.File(file_root=image_dir, random_shuffle=True, seed=5, initial_fill=8)
     got, seen_ahead = [], False
     for stop in (2, None, 4, None, None):
@@ -56,7 +57,8 @@ class _FailingRuns:
         return getattr(self._op, name)
 
 
-def test_a_failed_read_surfaces_at_its_own_next_and_the_epoch_goes_on(image_dir):
+def test_a_failed_read_surfaces_at_its_own_next_and_the_epoch_goes_on(image_dir, monkeypatch):
+    monkeypatch.setattr(_readers, "_READ_AHEAD", True)
     reader = ndd.readers.File(file_root=image_dir)
     it = reader.next_epoch(batch_size=4)
     first = next(it)  # creates the operator; the second batch is being read ahead now
