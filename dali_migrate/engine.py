@@ -341,7 +341,9 @@ class _Converter:
 
     def _convert_pipeline(self, info, ctx) -> tuple:
         conditionals_rule.expand(info, ctx)  # before the operator rules: they rewrite the branches' calls too
-        rewriter = _OpRewriter(self.names, self.catalog, ctx, self.op_rules)
+        # the replacing subclass only where there is something to replace: its on_leave runs for every node
+        kind = _ReplacingOpRewriter if ctx.build_time_replace else _OpRewriter
+        rewriter = kind(self.names, self.catalog, ctx, self.op_rules)
         rewriter.replacements = ctx.build_time_replace
         if _on(data_subscript.RULE, self.enabled):
             rewriter.subscripts = data_subscript.subscripts_to_rewrite(info, self.names)
@@ -378,13 +380,6 @@ class _OpRewriter(cst.CSTTransformer):
         self.subscripts: set = set()  # ids of subscripts of DALI data (rules/data_subscript.py)
         self.replacements: dict = {}  # id(node as written) -> its replacement (rules/build_time_calls.py)
 
-    def on_leave(self, original, updated):
-        new = self.replacements.get(id(original)) if self.replacements else None
-        if new is not None:
-            self.count += 1
-            return new
-        return super().on_leave(original, updated)
-
     def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript) -> cst.BaseExpression:
         if id(original) in self.subscripts:
             self.count += 1
@@ -409,6 +404,17 @@ class _OpRewriter(cst.CSTTransformer):
         self.ctx.call_as_written = None
         self.count += 1
         return updated
+
+
+class _ReplacingOpRewriter(_OpRewriter):
+    """Also puts the names of values computed once before the loop in place of their calls."""
+
+    def on_leave(self, original, updated):
+        new = self.replacements.get(id(original))
+        if new is not None:
+            self.count += 1
+            return new
+        return super().on_leave(original, updated)
 
 
 class _Apply(cst.CSTTransformer):
