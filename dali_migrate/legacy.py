@@ -70,12 +70,19 @@ class Legacy:
 
     def find_anchor(self, module: cst.Module):
         """The anchor's counterpart in ``module`` (transformers rebuild nodes, so not by identity)."""
+        from dali_migrate import cst_walk
+
         if isinstance(self.anchor, cst.ClassDef):
-            matches = m.findall(module, m.ClassDef(name=m.Name(self.name)))
-        else:
-            text = code(self.anchor)
-            matches = [n for n in m.findall(module, m.SimpleStatementLine()) if code(n) == text]
-        return matches[0] if matches else None
+            for n in cst_walk.walk(module):
+                if type(n) is cst.ClassDef and n.name.value == self.name:
+                    return n
+            return None
+        # the same text; deep_equals first, which gives up at the first difference, where
+        # generating every statement's code did not
+        for n in cst_walk.walk(module):
+            if type(n) is cst.SimpleStatementLine and n.deep_equals(self.anchor):
+                return n
+        return None
 
 
 def _kwargs_from_pipeline_call(call: cst.Call) -> Optional[list]:
@@ -1148,50 +1155,55 @@ def iter_setup_draws(stmt) -> Optional[list]:
 def _used_outside(module: cst.Module, cls: cst.ClassDef) -> frozenset:
     """Module-level variables (assigned, not imported or defined) that the file's code other than
     ``cls`` reads."""
-    variables: set = set()
-
-    class _Targets(cst.CSTVisitor):
-        def visit_FunctionDef(self, n):
-            return False
-
-        def visit_ClassDef(self, n):
-            return False
-
-        def visit_Lambda(self, n):
-            return False
-
-        def visit_AssignTarget(self, n):
-            variables.update(read_names(n.target) if isinstance(n.target, (cst.Name, cst.Tuple, cst.List)) else ())
-
-        def visit_For(self, n):
-            variables.update(read_names(n.target) if isinstance(n.target, (cst.Name, cst.Tuple, cst.List)) else ())
-
-        def visit_AnnAssign(self, n):
-            variables.update(read_names(n.target) if isinstance(n.target, cst.Name) else ())
-
-        def visit_AugAssign(self, n):
-            variables.update(read_names(n.target) if isinstance(n.target, cst.Name) else ())
-
-    module.visit(_Targets())
+    hit = _outside_cache.get(id(module))
+    if hit is None or hit[0] is not module:
+        hit = (module, *_module_reads(module))
+        _outside_cache.clear()  # one module at a time; the entry keeps it alive, so ids stay unique
+        _outside_cache[id(module)] = hit
+    _, variables, per_statement = hit
     found: set = set()
-
-    class _V(cst.CSTVisitor):
-        def visit_AssignTarget(self, n):
-            # `x = ...` binds x; `x.attr = ...` / `x[i] = ...` use it
-            return not isinstance(n.target, (cst.Name, cst.Tuple, cst.List))
-
-        def visit_Attribute(self, n):
-            n.value.visit(self)
-            return False
-
-        def visit_Name(self, n):
-            if n.value in variables:
-                found.add(n.value)
-
-    for stmt in module.body:
+    for stmt, names in per_statement:
         if stmt is not cls:
-            stmt.visit(_V())
-    return frozenset(found)
+            found |= names
+    return frozenset(found & variables)
+
+
+_outside_cache: dict = {}
+_SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+_UNPACKED = (cst.Name, cst.Tuple, cst.List)
+
+
+def _module_reads(module: cst.Module):
+    """(module-level variables, [(top-level statement, names it uses)]): read with cst_walk, not a
+    visitor, since every Pipeline subclass of the file asks (the codemod's hottest spot)."""
+    from dali_migrate import cst_walk
+
+    variables: set = set()
+    for n in cst_walk.walk(module, not_into=_SCOPES):
+        kind = type(n)
+        if kind is cst.AssignTarget or kind is cst.For:
+            if isinstance(n.target, _UNPACKED):
+                variables |= read_names(n.target)
+        elif kind is cst.AnnAssign or kind is cst.AugAssign:
+            if isinstance(n.target, cst.Name):
+                variables |= read_names(n.target)
+    per_statement = []
+    for stmt in module.body:
+        names: set = set()
+        stack = [stmt]
+        while stack:
+            n = stack.pop()
+            kind = type(n)
+            if kind is cst.Name:
+                names.add(n.value)
+            elif kind is cst.AssignTarget and isinstance(n.target, _UNPACKED):
+                continue  # `x = ...` binds x; `x.attr = ...` / `x[i] = ...` use it
+            elif kind is cst.Attribute:
+                stack.append(n.value)
+            else:
+                stack.extend(cst_walk.children(n))
+        per_statement.append((stmt, names))
+    return variables, per_statement
 
 
 def _folded_bases(module: cst.Module, classes: dict, results: dict, needed_by: dict) -> set:
