@@ -8,6 +8,7 @@ codemod asks many questions of every file, so it asks this index instead (issue 
 
 from __future__ import annotations
 
+import bisect
 from typing import Optional
 
 import libcst as cst
@@ -50,9 +51,9 @@ class Parents:
         lo, hi = self.span[id(within)] if within is not None else (0, len(self.order))
         found = []
         for t in types:
-            for pos in self._by_type.get(t, ()):
-                if lo <= pos < hi:
-                    found.append(pos)
+            positions = self._by_type.get(t, ())
+            # positions are in pre-order, and a subtree is one run of it
+            found.extend(positions[bisect.bisect_left(positions, lo):bisect.bisect_left(positions, hi)])
         if len(types) > 1:
             found.sort()
         return [self.order[p] for p in found]
