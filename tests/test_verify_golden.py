@@ -24,21 +24,34 @@ DEVICE = os.environ.get("DALI_MIGRATE_VERIFY_DEVICE", "cpu")
 KEYS = ("pipe", "args", "kwargs", "iterations")
 
 
-def _header(text: str):
+def _headers(text: str) -> list:
+    """Every `# golden-run:` / `# golden-verify:` line of a case (a file may check several pipelines)."""
+    found = []
     for line in text.splitlines():
         for prefix in ("# golden-run:", "# golden-verify:"):
             if line.startswith(prefix):
                 parts = re.split(r"\s+(?=(?:%s)=)" % "|".join(KEYS), line[len(prefix):].strip())
-                return dict(part.partition("=")[::2] for part in parts)
-    return None
+                found.append(dict(part.partition("=")[::2] for part in parts))
+    return found
 
 
-CASES = sorted(
-    p.name[: -len(".py")]
-    for p in GOLDEN.glob("*.py")
-    if not p.name.endswith(".expected.py")
-    and _header(p.read_text(encoding="utf-8"))
-)
+def _header(text: str, index: int = 0):
+    headers = _headers(text)
+    return headers[index] if index < len(headers) else None
+
+
+def _cases() -> list:
+    out = []
+    for p in sorted(GOLDEN.glob("*.py")):
+        if p.name.endswith(".expected.py"):
+            continue
+        headers = _headers(p.read_text(encoding="utf-8"))
+        name = p.name[: -len(".py")]
+        out += [name] if len(headers) == 1 else [f"{name}#{i}" for i in range(len(headers))]
+    return out
+
+
+CASES = _cases()
 
 
 def test_enough_cases_take_part():
@@ -52,8 +65,9 @@ def test_verify(name, fixture_data):
 
         if _backend.cuda_device_count() < 1:
             pytest.skip("no CUDA device")
+    name, _, index = name.partition("#")
     path = GOLDEN / f"{name}.py"
-    h = _header(path.read_text(encoding="utf-8"))
+    h = _header(path.read_text(encoding="utf-8"), int(index or 0))
     env = {"DATA": fixture_data, "str": str}
     args = eval(h.get("args", "()"), env)  # noqa: S307 - our own test headers
     kwargs = dict(eval(h.get("kwargs", "{}"), env))  # noqa: S307
