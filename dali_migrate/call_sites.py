@@ -19,6 +19,7 @@ from dali_migrate.cst_util import code
 from dali_migrate.parents import Parents
 from dali_migrate.pipeline_analysis import NOT_CONVERTED, PERF_ONLY, SETTINGS, PipelineInfo
 from dali_migrate.rules import batch_device_check as device_check
+from dali_migrate.rules import sample_to_torch
 from dali_migrate.rules.base import CallSiteRule
 
 REMOVE = object()
@@ -40,6 +41,8 @@ class Site:
     scope_pipes: dict = dataclasses.field(default_factory=dict)
     #: the comprehension that makes a list of these pipelines, when the receiver is that list
     comp: Optional[cst.ListComp] = None
+    #: the file's parents index (rules that look at the statements around a call: rules/pipe_feed_input.py)
+    parents: Optional[Parents] = None
 
 
 @dataclasses.dataclass
@@ -282,7 +285,7 @@ def plan(module, parents: Parents, pipelines: dict, rules, ndd: str, numpy: Opti
 
     def make_site(name, call, **more):
         return Site(ndd=ndd, numpy=numpy, pipeline=pipelines[name], construction=call, reader_call=readers.get(name),
-                    names=names, taken=set(taken), **more)
+                    names=names, taken=set(taken), parents=parents, **more)
 
     scope_pipes = {key: pipe_lists.scope_sites(scope, parents, calls, make_site) for key, (scope, calls) in made.items()}
     plans = {}
@@ -311,7 +314,7 @@ def plan(module, parents: Parents, pipelines: dict, rules, ndd: str, numpy: Opti
                     if callee == name:
                         _plan_construction(call, info, p, stmt)
                     site = Site(ndd=ndd, numpy=numpy, pipeline=info, construction=None,
-                                reader_call=readers.get(name), names=names, taken=set(taken))
+                                reader_call=readers.get(name), names=names, taken=set(taken), parents=parents)
                     _plan_handoff(call, "pipe", target, parents, _State(var=None), site, pipe_rules, batch_rules, p)
                     continue
                 if not (
@@ -328,7 +331,7 @@ def plan(module, parents: Parents, pipelines: dict, rules, ndd: str, numpy: Opti
                 scope = parents.scope(assign) or module
                 site = Site(ndd=ndd, numpy=numpy, pipeline=info, construction=call if callee == name else None,
                             reader_call=readers.get(name), names=names, taken=set(taken),
-                            scope_pipes=scope_pipes.get(id(scope), {}))
+                            scope_pipes=scope_pipes.get(id(scope), {}), parents=parents)
                 others = pipe_vars.get(id(scope), set()) - {var}
                 for factory in _plan_uses(scope, var, assign, parents, site, pipe_rules, batch_rules, p, others):
                     if factory not in follow:
@@ -732,6 +735,18 @@ def _plan_expr(node, kind, parents, state, site, pipe_rules, batch_rules, p: Pla
             return
     if kind != "batch":
         return
+    sample = parent if isinstance(parent, cst.Subscript) and parent.value is node else None
+    if isinstance(parent, cst.Attribute) and parent.value is node and parent.attr.value == "at":
+        sample = parents.of(parent)
+    to_torch = sample_to_torch.call_of(sample, parents, site.names) if sample is not None else None
+    if to_torch is not None:
+        # to_torch_tensor(tl[i], copy) as a whole: it cannot read the ndd.Tensor that select(i) gives
+        rule = batch_rules.get("__to_torch__")
+        if rule is None:
+            p.blockers.append((stmt, "to_torch_tensor() of a sample needs rule sample-to-torch, which is disabled"))
+        else:
+            _use(rule, to_torch, stmt, site, p)
+        return
     if isinstance(parent, cst.Attribute) and parent.value is node:
         call = parents.of(parent)
         if isinstance(call, cst.Call) and call.func is parent:
@@ -747,6 +762,9 @@ def _plan_expr(node, kind, parents, state, site, pipe_rules, batch_rules, p: Pla
         rule = batch_rules.get("__getitem__")
         if rule is None or len(parent.slice) != 1 or not isinstance(parent.slice[0].slice, cst.Index):
             p.blockers.append((stmt, "indexing a TensorList: use .select(i) on the ndd.Batch (not converted automatically here)"))
+        elif isinstance(parents.of(parent), cst.Attribute) and parents.of(parent).value is parent:
+            # tl[i].as_cpu(), tl[i].shape(): TensorCPU/TensorGPU methods that an ndd.Tensor names otherwise or lacks
+            p.blockers.append((stmt, f"a sample's .{parents.of(parent).attr.value} (TensorCPU/TensorGPU) differs on the ndd.Tensor that select(i) gives: convert by hand"))
         else:
             _use(rule, parent, stmt, site, p)
         return
@@ -799,6 +817,13 @@ def _iterator_call(node, parents, site):
 
 
 def _use(rule, node, stmt, site, p: Plan) -> None:
+    from dali_migrate import fed_inputs
+
+    if rule.receiver in ("pipeline", "iterator") and rule.id not in fed_inputs.USES and fed_inputs.is_fed(site.pipeline):
+        # it becomes a function of each run's fed data, not a stream of batches
+        p.blockers.append((stmt, f"{site.pipeline.name} is fed from outside (fn.external_source without source=): "
+                                 f"only build(), run() and feed_input() of it are converted, not {rule.summary.split(' ', 1)[0]}: convert by hand"))
+        return
     reason = rule.blocker(node, site)
     if reason:
         p.blockers.append((stmt, reason))

@@ -15,7 +15,7 @@ from typing import Optional
 import libcst as cst
 import libcst.matchers as m
 
-from dali_migrate import call_sites, cst_walk, legacy, markers, parents as parents_mod, rules as rules_mod
+from dali_migrate import call_sites, cst_walk, fed_inputs, legacy, markers, parents as parents_mod, rules as rules_mod
 from dali_migrate.catalog import load as load_catalog
 from dali_migrate.config import Config
 from dali_migrate.cst_util import code, fresh_name, names_in, with_kwarg, without_kwargs
@@ -210,7 +210,8 @@ class _Converter:
                 continue
             self.converted[name] = info
             self.rewrites += self._pending_rewrites.get(name, 0)
-            if self._runs_caught(plan):
+            if self._runs_caught(plan) and not fed_inputs.is_fed(info):
+                # (a fed pipeline becomes a function: a call that raised does not end it)
                 new_func = self._resumable(new_func)
             self.replace[id(info.func)] = new_func
             site_rewrites.update(plan.rewrites)

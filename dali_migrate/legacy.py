@@ -159,9 +159,149 @@ def _uses_dali(stmt, names, graph_names: set) -> bool:
     return bool(m.findall(stmt, m.Call(func=m.MatchIfTrue(lambda f: names.fn_op(f) is not None))))
 
 
+def _bindings(stmt) -> set:
+    """Names a statement binds in its own scope: assignments, loops, imports, defs and classes
+    (not the locals of a function it defines)."""
+    from dali_migrate import cst_walk
+    from dali_migrate.pipeline_analysis import _TARGET_OF
+
+    found: set = set()
+    for n in cst_walk.walk(stmt, not_into=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        kind = type(n)
+        if kind is cst.FunctionDef or kind is cst.ClassDef:
+            found.add(n.name.value)
+        elif kind is cst.ImportAlias and n.asname is None:
+            found.add(code(n.name).split(".")[0])
+        elif kind in _TARGET_OF:
+            target = getattr(n, _TARGET_OF[kind])
+            if target is not None and not isinstance(target, (cst.Attribute, cst.Subscript)):
+                found |= names_in(target)
+    return found
+
+
+def _mutated(stmt) -> set:
+    """Names whose object a statement may change in place (``x[i] = ...``, ``x.a = ...``, ``x += ...``,
+    ``x.append(...)``)."""
+    found: set = set()
+    for n in m.findall(stmt, m.AssignTarget() | m.AugAssign()):
+        target = n.target
+        while isinstance(target, (cst.Attribute, cst.Subscript)):
+            target = target.value
+        if isinstance(target, cst.Name) and (target is not n.target or isinstance(n, cst.AugAssign)):
+            found.add(target.value)
+    # a method may change its object (`values.append(4)`)
+    for call in m.findall(stmt, m.Call(func=m.Attribute(value=m.Name()))):
+        found.add(call.func.value.value)
+    return found
+
+
+def _makes_dali_node(stmt, names, dali_names: set) -> bool:
+    """Does the statement make a DataNode: an operator, a ``types.Constant``, DALI math, or an
+    expression of DataNodes made before it?"""
+    from dali_migrate.pipeline_analysis import TYPES_CONSTANT
+
+    if read_names(stmt) & dali_names:
+        return True
+
+    def dali_call(f) -> bool:
+        q = names.qualify(f) or ""
+        return names.fn_op(f) is not None or q == TYPES_CONSTANT or q.startswith(("nvidia.dali.ops.", "nvidia.dali.math."))
+
+    return bool(m.findall(stmt, m.Call(func=m.MatchIfTrue(dali_call))))
+
+
+def _graph_inputs(out: list, i: int, graph: list, names):
+    """The statements before ``out[i]`` (the ``Pipeline(...)`` line) that make the DataNodes the
+    graph reads (a constant made at the top of a notebook), in their order; or why they cannot
+    move into the graph (str).
+
+    The synthesized pipeline makes them again on its first iteration instead of where they were
+    written, so what they read must not change in between: such names are bound once, before
+    them, and not changed in place."""
+    dali_at: dict = {}  # DataNode name -> index in ``out`` of the statement that made it
+    for k in range(i):
+        bound = _bindings(out[k])
+        if _makes_dali_node(out[k], names, set(dali_at)):
+            for n in bound:
+                dali_at[n] = k
+        else:
+            for n in bound:
+                dali_at.pop(n, None)
+    wanted: set = set()
+    todo = [n for n in read_names(*graph) - _assigned(*graph) if n in dali_at]
+    while todo:
+        k = dali_at[todo.pop()]
+        if k in wanted:
+            continue
+        wanted.add(k)
+        todo.extend(n for n in read_names(out[k]) if n in dali_at and dali_at[n] < k)
+    for k in sorted(wanted):
+        stmt = out[k]
+        if not (
+            isinstance(stmt, cst.SimpleStatementLine)
+            and len(stmt.body) == 1
+            and isinstance(stmt.body[0], cst.Assign)
+            and all(isinstance(t.target, (cst.Name, cst.Tuple)) for t in stmt.body[0].targets)
+        ):
+            needed = read_names(*graph, *(out[w] for w in wanted if w != k))
+            what = ", ".join(sorted(n for n in _bindings(stmt) if dali_at.get(n) == k and n in needed))
+            return f"the graph uses `{what}`, made before the `with` block by a statement that cannot be moved into it: convert by hand"
+        for n in read_names(stmt.body[0].value) - set(dali_at) - set(names.aliases):
+            later = [s for s in out[k + 1 :] if n in _bindings(s) or n in _mutated(s)]
+            if later or any(n in _mutated(s) for s in out[:k]):
+                return (
+                    f"the graph uses a DataNode made before the `with` block from `{n}`, which the file changes "
+                    "afterwards: the converted pipeline would make it when it first runs; convert by hand"
+                )
+    return [out[k] for k in sorted(wanted)]
+
+
+def _captured_sources(graph: list, out: list, names) -> list:
+    """Names given as ``fn.external_source(source=<name>)`` that the block binds more than once
+    (a notebook cell redefining ``get_batch``): the pipeline took the one bound when its graph was
+    defined, so the synthesized function takes it then too, as a parameter's default value."""
+    found = []
+    for call in (c for s in graph for c in m.findall(s, m.Call(func=m.MatchIfTrue(lambda f: names.fn_op(f) == "external_source")))):
+        arg = kwarg(call, "source")
+        if arg is None and call.args and call.args[0].keyword is None and not call.args[0].star:
+            arg = call.args[0]
+        if arg is None or not isinstance(arg.value, cst.Name) or arg.value.value in found:
+            continue
+        name = arg.value.value
+        if name not in _assigned(*graph) and sum(name in _bindings(s) for s in out) > 1:
+            found.append(name)
+    return found
+
+
+def captured_def(module: cst.Module, func: cst.FunctionDef, name: str) -> Optional[cst.FunctionDef]:
+    """The module-level function that a synthesized pipeline captured as its parameter ``name``
+    (see _captured_sources): the file's last top-level ``def name`` before the pipeline, where
+    every binding of ``name`` in the file is such a ``def``; else None."""
+    if not (func.decorators and m.matches(func.decorators[0].decorator, m.Call(func=m.Name(SYNTHETIC_DECORATOR)))):
+        return None
+    if not any(p.name.value == name and m.matches(p.default, m.Name(name)) for p in func.params.params):
+        return None
+    body = list(module.body)
+    if func not in body:
+        return None
+    last = None
+    for stmt in body:
+        if stmt is func:
+            break
+        if isinstance(stmt, cst.FunctionDef) and stmt.name.value == name:
+            last = stmt
+    for stmt in body:
+        if stmt is func or (isinstance(stmt, cst.FunctionDef) and stmt.name.value == name):
+            continue
+        if name in _bindings(stmt):
+            return None
+    return last
+
+
 def rewrite_with_blocks(body: list, names, taken: set, found: list, skip: set) -> list:
     """One block's statements with each ``with pipe:`` graph replaced by a synthesized pipeline."""
     out = list(body)
+    moved: dict = {}  # id(statement made before a graph and moved into it) -> the statement
     i = 0
     while i < len(out):
         hit = _pipeline_assign(out[i], names)
@@ -180,6 +320,9 @@ def rewrite_with_blocks(body: list, names, taken: set, found: list, skip: set) -
         name = f"{var}_batches"
         if name in taken:
             name = f"{var}_batches_{len(taken)}"
+        # taken even when skipped: the names of the file's other graphs must not change between
+        # the engine's passes (a skipped graph's name is how it is recognised in the next one)
+        taken.add(name)
         if outputs is None or kwargs is None or name in skip:
             i = j + 1
             continue
@@ -192,20 +335,53 @@ def rewrite_with_blocks(body: list, names, taken: set, found: list, skip: set) -
                 graph_names |= names_in(stmt)
             else:
                 kept.append(stmt)
+        graph = [*pre, *inner[:-1], *[cst.Expr(v) for v in outputs]]
+        inputs = _graph_inputs(out, i, graph, names)
+        if isinstance(inputs, str):
+            found.append(Legacy(name=name, kind="with", anchor=out[i], reason=inputs))
+            i = j + 1
+            continue
+        for stmt in inputs:
+            moved[id(stmt)] = stmt
+        captured = _captured_sources([*inputs, *graph], out, names)
+        rebound = [n for n in captured if any(n in _bindings(s) for s in kept)]
+        if rebound:
+            found.append(Legacy(name=name, kind="with", anchor=out[i], reason=(
+                f"`{rebound[0]}`, the external source, is defined again between Pipeline(...) and `with`: convert by hand"
+            )))
+            i = j + 1
+            continue
+        params = [cst.Param(cst.Name(n), default=cst.Name(n), equal=_EQ) for n in captured]
+        leading = list(out[i].leading_lines)
+        if captured:
+            said = ", ".join(f"`{n}`" for n in captured)
+            leading.append(cst.EmptyLine(comment=cst.Comment(
+                f"# {said} as defined at this point (the file defines it more than once): the pipeline took it here"
+            )))
         func = cst.FunctionDef(
             name=cst.Name(name),
-            params=cst.Parameters(),
-            body=cst.IndentedBlock([*pre, *inner[:-1], _return(outputs)]),
+            params=cst.Parameters(params=params),
+            body=cst.IndentedBlock([*inputs, *pre, *inner[:-1], _return(outputs)]),
             decorators=[_decorator(kwargs)],
-            leading_lines=out[i].leading_lines,
+            leading_lines=leading,
         )
         assign = out[i].with_changes(
             body=[out[i].body[0].with_changes(value=cst.Call(func=cst.Name(name)))], leading_lines=[cst.EmptyLine()]
         )
-        taken.add(name)
         found.append(Legacy(name=name, kind="with", anchor=out[i]))
         out[i : j + 1] = [func, assign, *kept]
-        i += 3 + len(kept)
+        i += 2 + len(kept)  # the statement after them may be the next Pipeline(...)
+    if moved:
+        # A statement moved into graphs goes where nothing else of the block reads what it made.
+        def reads_elsewhere(stmt) -> bool:
+            made = _bindings(stmt)
+            return any(
+                made & read_names(s)
+                for s in out
+                if s is not stmt and not (isinstance(s, cst.FunctionDef) and any(b is stmt for b in s.body.body))
+            )
+
+        out = [s for s in out if id(s) not in moved or reads_elsewhere(s)]
     return out
 
 
@@ -1284,8 +1460,9 @@ def rewrite_classes(module: cst.Module, names, catalog, found: list, skip: set, 
 def normalize(module: cst.Module, names, catalog, taken: set, skip: set) -> tuple:
     """(module with legacy pipelines as synthesized @pipeline_def functions, [Legacy])."""
     found: list = []
-    if not any(q in PIPELINE_CLASS for q in names.aliases.values()):
-        return module, found  # no Pipeline imported: nothing to rewrite (and no tree walk)
+    if not any(q in PIPELINE_CLASS or any(c.startswith(q + ".") for c in PIPELINE_CLASS) for q in names.aliases.values()):
+        # neither Pipeline nor a module it is reached through (`dali.pipeline.Pipeline`) is imported
+        return module, found
     module = rewrite_classes(module, names, catalog, found, skip, frozenset(taken))
 
     class _Blocks(cst.CSTTransformer):

@@ -48,6 +48,10 @@ class PipelineInfo:
     #: setting -> the parameter that carries it, where the decorator passes a parameter straight
     #: through (a converted Pipeline subclass: super().__init__(batch_size, ...))
     bound_settings: dict = dataclasses.field(default_factory=dict)
+    #: setting -> expression reading the function's parameters (a converted Pipeline subclass:
+    #: super().__init__(batch_size=args.batch_size)): computed in the body, as the class did,
+    #: since a parameter's default cannot read the other parameters
+    computed_settings: dict = dataclasses.field(default_factory=dict)
     blockers: list = dataclasses.field(default_factory=list)
     docstring: Optional[cst.BaseStatement] = None
     statements: list = dataclasses.field(default_factory=list)  # body without docstring and return
@@ -296,6 +300,13 @@ def _param_names(params: cst.Parameters) -> set:
     return found
 
 
+def _reads_names(expr) -> set:
+    """Variables ``expr`` reads (attribute and keyword names left out)."""
+    from dali_migrate.rules.build_time_calls import reads
+
+    return reads(expr)
+
+
 def analyze(func: cst.FunctionDef, dec: cst.Decorator, names: DaliNames, catalog: Catalog, helpers: dict) -> PipelineInfo:
     info = PipelineInfo(func=func, decorator=dec, settings={})
     _decorator_settings(dec, info)
@@ -309,6 +320,10 @@ def analyze(func: cst.FunctionDef, dec: cst.Decorator, names: DaliNames, catalog
         value = info.settings.get(key)
         if isinstance(value, cst.Name) and value.value in params:
             info.bound_settings[key] = value.value
+    for key in SETTINGS:
+        value = info.settings.get(key)
+        if value is not None and key not in info.bound_settings and _reads_names(value) & params:
+            info.computed_settings[key] = value
     clash = sorted(
         p for p in params & set(SETTINGS) if info.bound_settings.get(p) != p
     ) + sorted(p for p in set(info.bound_settings.values()) & set(SETTINGS) if info.bound_settings.get(p) != p)

@@ -57,6 +57,10 @@ EXAMPLES = {
     "data-subscript": ("data_subscript", "corner = images[2:10, 4:12]", "corner = images.slice[2:10, 4:12]"),
     "build-time-calls": ("build_time_python_calls", "angle=random.uniform(-max_angle, max_angle)",
                          "angle = random.uniform(-max_angle, max_angle)\n"),
+    "pipe-feed-input": ("external_source_fed_feed_input", 'pipe.feed_input("jpegs", jpegs)\n',
+                        "images, targets = pipe(jpegs=jpegs, labels=labels)"),
+    "sample-to-torch": ("external_source_fed_run_inputs", "to_torch_tensor(decoded[0][0], copy=True)",
+                        "decoded[0].select(0).torch(copy=True)"),
     "conditionals": ("conditionals_detection", "if longest < 60:",
                      "images, bboxes = per_sample_if(longest < 60, if_true, if_false, images, bboxes)"),
 }

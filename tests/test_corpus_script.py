@@ -74,10 +74,10 @@ def _corpus(root: Path) -> None:
     ]))
 
 
-def _run(corpus: Path, out: Path) -> str:
+def _run(corpus: Path, out: Path, *extra: str, jobs: str = "1") -> str:
     subprocess.run(
         [sys.executable, str(SCRIPT), str(corpus), "--out", str(out), "--commit", "abc123",
-         "--date", "2024-01-02", "--jobs", "1"],
+         "--date", "2024-01-02", "--jobs", jobs, *extra],
         check=True, cwd=ROOT, capture_output=True, text=True,
     )
     return out.read_text()
@@ -94,7 +94,7 @@ def test_counts_and_rows(tmp_path):
     corpus = tmp_path / "examples"
     _corpus(corpus)
     before = {p: p.read_text() for p in corpus.rglob("*") if p.is_file()}
-    page = _run(corpus, tmp_path / "rate.md")
+    page = _run(corpus, tmp_path / "rate.md", "--no-run")
 
     # the corpus itself is never touched
     assert {p: p.read_text() for p in corpus.rglob("*") if p.is_file()} == before
@@ -112,21 +112,22 @@ def test_counts_and_rows(tmp_path):
     assert "Converted outputs that byte-compile: 3 of 3." in page
     assert "Fully converted files still using a pipeline-mode import: 0." in page
 
-    # the reason of the external_source + feed_input marker is the top one
+    # the external_source + feed_input pipeline's reasons are counted
     reasons = page.split("## Most frequent marker reasons")[1].split("## Errors")[0]
-    assert "| 1 | 1 | 1 | [pipeline-def]" in reasons and "feed_input" in reasons
+    assert "| 1 | " in reasons and "feed_input" in reasons
 
     assert _row(page, "convertible.py")[:5] == ["`convertible.py`", "full", "1", "0", "ok"]
     assert _row(page, "nb.ipynb")[:5] == ["`nb.ipynb`", "full", "1", "0", "ok"]
     fed = _row(page, "sub/fed.py")
     assert fed[:4] == ["`sub/fed.py`", "marked", "0", "1"]
-    assert "feed_input" in fed[-1]
+    assert "fed from outside" in fed[-1]
     assert "plain.py" not in page
 
     # rows sorted by path; the page is the same when generated again
     table = page.split("## Per file")[1]
     assert table.index("convertible.py") < table.index("nb.ipynb") < table.index("sub/fed.py")
-    assert _run(corpus, tmp_path / "again.md") == page
+    assert _run(corpus, tmp_path / "again.md", "--no-run") == page
+    assert "Nothing is run (`--no-run`)" in page and "run on the CPU:" not in page
 
 
 def test_unparsable_file_is_an_input_error(tmp_path):
@@ -137,3 +138,120 @@ def test_unparsable_file_is_an_input_error(tmp_path):
     assert "| error | 1 | 100.0% |" in page
     assert _row(page, "broken.py")[1] == "error"
     assert "- `broken.py` (input):" in page
+
+
+# Reads DALI_extra's JPEG folder (the stand-in has one) with GPU placements that the run moves onto
+# the CPU; converted and original both run.
+RUNS = '''\
+import os
+from nvidia.dali import pipeline_def
+import nvidia.dali.fn as fn
+
+images_dir = os.path.join(os.environ["DALI_EXTRA_PATH"], "db", "single", "jpeg")
+
+
+@pipeline_def(batch_size=4, num_threads=1, device_id=0)
+def files_pipe():
+    jpegs, labels = fn.readers.file(file_root=images_dir)
+    return fn.decoders.image(jpegs, device="mixed"), labels
+
+
+pipe = files_pipe()
+pipe.build()
+images, labels = pipe.run()
+print(images.as_cpu().at(0).shape)
+'''
+
+# Converts fully, but then fails where the original runs (as a conversion bug would): it checks
+# its own text for the decorator that the conversion removes. The column must single it out.
+FAILS = '''\
+import os
+from nvidia.dali import pipeline_def
+import nvidia.dali.fn as fn
+
+root = os.environ["DALI_EXTRA_PATH"] + "/db/single/jpeg"
+
+
+@pipeline_def(batch_size=2, num_threads=1, device_id=0)
+def files_pipe():
+    jpegs, labels = fn.readers.file(file_root=root)
+    return fn.decoders.image(jpegs), labels
+
+
+pipe = files_pipe()
+pipe.build()
+images, labels = pipe.run()
+with open(__file__) as f:
+    if "@pipeline" + "_def" not in f.read():
+        raise LookupError("no decorator left")
+'''
+
+NO_STANDIN = '''\
+import os
+from nvidia.dali import pipeline_def
+import nvidia.dali.fn as fn
+
+data = os.path.join(os.environ["DALI_EXTRA_PATH"], "db", "nothing_like_it")
+
+
+@pipeline_def(batch_size=2, num_threads=1, device_id=0)
+def files_pipe():
+    jpegs, labels = fn.readers.file(file_root=data)
+    return jpegs, labels
+
+
+pipe = files_pipe()
+pipe.build()
+out = pipe.run()
+'''
+
+NEEDS_MODULE = "import dali_migrate_no_such_module\n" + CONVERTIBLE
+
+
+def test_full_conversions_run_on_the_cpu(tmp_path):
+    corpus = tmp_path / "examples"
+    corpus.mkdir()
+    (corpus / "runs.py").write_text(RUNS)
+    (corpus / "fails.py").write_text(FAILS)
+    (corpus / "no_standin.py").write_text(NO_STANDIN)
+    (corpus / "needs.py").write_text(NEEDS_MODULE)
+    (corpus / "fed.py").write_text(FED)  # marked: never run
+    page = _run(corpus, tmp_path / "rate.md")
+
+    assert "| full | 4 | 80.0% |" in page
+    assert _row(page, "runs.py")[1::4] == ["full", "ok"]
+    assert _row(page, "fails.py")[5] == "run failed: LookupError: no decorator left; original runs"
+    assert _row(page, "no_standin.py")[5] == "not run: no stand-in for db/nothing_like_it"
+    assert _row(page, "needs.py")[5] == "both fail: needs dali_migrate_no_such_module"
+    assert _row(page, "fed.py")[5] == "-"
+    assert "Converted files that run on the CPU: 1 of 4; originals that run: 2; not run: 1." in page
+    assert "Converted files that fail while their original runs: 1 (`fails.py`)." in page
+    # no temporary folder leaks into the page, and runs in parallel give the same page
+    assert str(tmp_path) not in page and "/tmp" not in page
+    assert _run(corpus, tmp_path / "again.md", jobs="2") == page
+
+
+def test_error_line_of_a_dali_failure():
+    sys.path.insert(0, str(SCRIPT.parent))
+    try:
+        import corpus_rate
+    finally:
+        sys.path.remove(str(SCRIPT.parent))
+    stderr = (
+        "Traceback (most recent call last):\n"
+        '  File "x.py", line 3, in <module>\n'
+        "RuntimeError: Critical error when building pipeline:\n"
+        "Error in CPU operator `nvidia.dali.fn.jitter`,\n"
+        "encountered:\n"
+        "\n"
+        'Assert on "it != registry_.end()" failed: Operator "Jitter" not registered for cpu.\n'
+        "C++ context: [operator_factory.h:73]\n"
+        "terminate called without an active exception\n"
+    )
+    line = corpus_rate.last_error_line(stderr)
+    assert line == 'RuntimeError: Operator "Jitter" not registered for cpu.'
+    assert corpus_rate.need_of(line) == "a GPU"
+    assert corpus_rate.verdict((False, "RuntimeError: CUDA runtime API error"), (False, line)) == (
+        f"both fail: needs a GPU (original: {line})"
+    )
+    assert corpus_rate.verdict((True, ""), (False, "KeyError: 'x'")) == "ok (original fails: KeyError: 'x')"

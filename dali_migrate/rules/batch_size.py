@@ -22,7 +22,7 @@ def needs_batch_size(call: cst.Call, op) -> bool:
 def _rewrite(call, op, ctx):
     if not needs_batch_size(call, op):
         return call
-    return with_kwarg(call, "batch_size", cst.Name(ctx.batch_size))
+    return with_kwarg(call, "batch_size", cst.parse_expression(ctx.batch_size))  # a name, or a fed batch's `x.batch_size`
 
 
 RULE = OpCallRule(

@@ -47,8 +47,12 @@ Sources run when ``next()`` asks for their batch, not ``prefetch_queue_depth`` b
 An external source fed by a converted Pipeline subclass's ``iter_setup()`` (``dali_migrate/legacy.py``
 synthesizes it with the batch that ``feed_input`` got) becomes ``ndd.as_batch(<that batch>, ...)``.
 
-Left to a person (marker): sources fed by ``pipe.feed_input`` from outside the pipeline (no
-``source=``), a source whose kind (callable / iterable / generator function) cannot be seen in the
+Sources fed from outside (no ``source=``: ``pipe.run(name=data)``, ``pipe.feed_input``) make the
+pipeline a function of each run's data, ``ndd.batch(pipeline_inputs[name], ...)`` in place of the
+call (``ndd.as_batch`` where ``no_copy=True``): see ``dali_migrate/fed_inputs.py``.
+
+Left to a person (marker): a source without ``source=`` and without ``name=`` (fed through its
+node), fed sources beside a reader or a sourced one, a source whose kind (callable / iterable / generator function) cannot be seen in the
 file, several sources that share a name, ``cycle=`` with a callable, ``num_outputs=`` whose outputs
 are not unpacked on the spot, and arguments not written as literals where their value decides.
 """
@@ -62,7 +66,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from dali_migrate.cst_util import code, fresh_name, kwarg
-from dali_migrate.legacy import SYNTHETIC_FEED, iter_setup_draws
+from dali_migrate.legacy import SYNTHETIC_FEED, captured_def, iter_setup_draws
 from dali_migrate.rules.base import OpCallRule
 
 _KEEP = ("layout", "dtype", "device")
@@ -141,12 +145,24 @@ def _has_yield(func) -> bool:
     return _V.found
 
 
-def source_kind(expr, module):
-    """('callable', n_args) / ('iterable', None) / ('generator_function', None), or a reason (str)."""
+def source_kind(expr, module, pipeline=None):
+    """('callable', n_args) / ('iterable', None) / ('generator_function', None), or a reason (str).
+
+    ``pipeline``: the pipeline function, which may have taken a source redefined later in the file
+    as a parameter (legacy.captured_def)."""
     if isinstance(expr, (cst.List, cst.Tuple)):
         return ("iterable", None)
+    if isinstance(expr, cst.Lambda):
+        p = expr.params
+        if p.star_arg not in (None, cst.MaybeSentinel.DEFAULT) or p.star_kwarg is not None or p.kwonly_params or any(
+            x.default is not None for x in (*p.posonly_params, *p.params)
+        ):
+            return "the source lambda has *args or defaults: cannot tell how DALI calls it"
+        return ("callable", len(p.posonly_params) + len(p.params))  # a lambda never yields
     if isinstance(expr, cst.Name):
         d = _top_def(module, expr.value)
+        if d is None and module is not None and pipeline is not None:
+            d = captured_def(module, pipeline, expr.value)
         if isinstance(d, cst.FunctionDef) and not d.decorators and d.asynchronous is None:
             if _has_yield(d):
                 return ("generator_function", None)
@@ -196,6 +212,59 @@ def _string_literal(expr) -> Optional[str]:
     return expr.evaluated_value if isinstance(expr, cst.SimpleString) else None
 
 
+@dataclasses.dataclass
+class _Fed:
+    """An external source fed from outside, one batch per run (``dali_migrate/fed_inputs.py``)."""
+
+    call: cst.Call
+    literal: Optional[str]  # its name= as a string literal
+    param: Optional[str]  # or the pipeline function's parameter that gives it
+    copy: bool  # no_copy is not True: DALI copies what is fed
+
+
+def _plan_fed(call, ctx):
+    """A _Fed for an external source without ``source=``, or why it cannot be converted."""
+    info = getattr(ctx, "pipeline", None)
+    if _arg(call, "num_outputs") is not None:
+        return "fn.external_source(num_outputs=...) without source= (DALI rejects that)"
+    for key in ("cycle", "batch", "batch_info", "parallel"):
+        if kwarg(call, key) is not None:
+            return f"fn.external_source({key}=...) without source=: convert by hand"
+    no_copy = _bool_literal(call, "no_copy", False)
+    if no_copy is None:
+        return "fn.external_source(no_copy=...) not written as True/False: cannot tell whether the fed data is copied, convert by hand"
+    name = kwarg(call, "name")
+    if name is None:
+        return (
+            "fn.external_source without source= and without name= is fed through its node (pipe.feed_input(node, data)), "
+            "which dali-migrate does not follow: give it a name= and feed that, or convert by hand"
+        )
+    literal = _string_literal(name.value)
+    if literal is not None:
+        return _Fed(call, literal, None, not no_copy)
+    if isinstance(name.value, cst.Name) and info is not None:
+        params = info.func.params
+        every = [*params.posonly_params, *params.params, *params.kwonly_params]
+        from dali_migrate.pipeline_analysis import _assigned_names
+
+        if any(p.name.value == name.value.value for p in every) and not any(
+            name.value.value in _assigned_names(stmt) for stmt in info.statements
+        ):
+            return _Fed(call, None, name.value.value, not no_copy)
+    return (
+        f"fn.external_source(name={code(name.value)}): a name that is neither a string literal nor a parameter of the "
+        "pipeline cannot be matched with the data fed to run(): convert by hand"
+    )
+
+
+def plan_fed_only(call, info) -> Optional[_Fed]:
+    """The _Fed of an external source written without ``source=`` (None: sourced, or not convertible)."""
+    if _arg(call, "source") is not None or kwarg(call, SYNTHETIC_FEED) is not None:
+        return None
+    planned = _plan_fed(call, dataclasses.make_dataclass("_Ctx", ["pipeline"])(info))
+    return planned if isinstance(planned, _Fed) else None
+
+
 def _plan(call, ctx):
     """A _Source, FED (iter_setup feeds it), or why it cannot be converted (str)."""
     if any(a.star for a in call.args):
@@ -212,16 +281,7 @@ def _plan(call, ctx):
         return FED
     source = _arg(call, "source")
     if source is None:
-        # Fed from outside, batch by batch: a generator that draws its data cannot take it.
-        name = kwarg(call, "name")
-        named = _string_literal(name.value) if name is not None else None
-        feeds = f'pipe.feed_input("{named}", data) / pipe.run({named}=data)' if named else "pipe.feed_input(...)"
-        wrap = code(_as_batch(cst.Name("data"), call, ctx))
-        return (
-            f"fn.external_source without source= is fed from outside ({feeds}), which a converted generator "
-            f"cannot take: write the operators after it as a function of that batch, starting from `{wrap}` "
-            "in place of this call, and call that function with each batch where pipe.run() was"
-        )
+        return _plan_fed(call, ctx)
     cycle = None
     arg = kwarg(call, "cycle")
     if arg is not None:
@@ -246,7 +306,8 @@ def _plan(call, ctx):
         spread = _per_output(call, key, outputs)
         if isinstance(spread, str):
             return spread
-    kind = source_kind(source.value, getattr(ctx, "module", None))
+    info = getattr(ctx, "pipeline", None)
+    kind = source_kind(source.value, getattr(ctx, "module", None), info.func if info is not None else None)
     if isinstance(kind, str):
         return f"fn.external_source: {kind}"
     if kind[0] == "callable" and kind[1] > 1:
@@ -299,9 +360,12 @@ def _pipeline_plan(ctx):
         if isinstance(planned, str):
             return planned
         found.append((call, planned))
-    sourced = [s for _, s in found if s is not FED]
     iter_setup = any(iter_setup_draws(s) is not None for s in info.statements)
     reader = any(op.is_reader for _, op in info.op_calls)
+    if any(isinstance(s, _Fed) for _, s in found):
+        reason = _check_fed(found, info, reader or iter_setup)
+        return reason if reason else ("fed", found)
+    sourced = [s for _, s in found if s is not FED]
     # Sources drawn in one iteration in another order than a pipeline's must share nothing.
     seen: dict = {}
     for s in sourced:
@@ -320,6 +384,65 @@ def _pipeline_plan(ctx):
     if len(sourced) == 1 and not reader and not iter_setup and sourced[0].cycle is None and len(found) == 1:
         return "loop", found
     return "draw", found
+
+
+def _check_fed(found, info, drawn) -> Optional[str]:
+    """Why a pipeline fed from outside cannot become a function of the fed batches, or None."""
+    from dali_migrate.pipeline_analysis import _assigned_names
+    from dali_migrate.rules.batch_size import needs_batch_size
+
+    if drawn or not all(isinstance(s, _Fed) for _, s in found):
+        return (
+            "fn.external_source fed from outside beside a reader, a source= or an iter_setup(): the pipeline both "
+            "draws data and takes it from each run, convert by hand"
+        )
+    keys = [s.literal if s.literal is not None else "param:" + s.param for _, s in found]
+    if len(set(keys)) != len(keys):
+        return "two fn.external_source with one name (DALI rejects that)"
+    # The statements run per call in a function of their own: a name they assign would there
+    # hide the enclosing function's (a parameter, setup code) from the statements before.
+    outer = set(info.setup_names)
+    for i, stmt in enumerate(info.statements):
+        if i not in info.setup:
+            both = _assigned_names(stmt) & outer
+            if both:
+                return f"`{sorted(both)[0]}` is assigned both once (a parameter or setup code) and per run: convert by hand"
+    # Operators that take the batch size get the fed batch's: the first fed source's, by name.
+    first, at = None, None
+    for call, s in found:
+        i, stmt = _statement_of(call, info)
+        if i is not None and (at is None or i < at):
+            at, first = i, stmt
+    size_users = [
+        c for c, op in info.op_calls
+        if op.fn_name != "external_source" and (needs_batch_size(c, op) or op.fn_name == "constant")
+    ]
+    if not size_users:
+        return None
+    ok = (
+        first is not None
+        and isinstance(first, cst.SimpleStatementLine)
+        and len(first.body) == 1
+        and isinstance(first.body[0], cst.Assign)
+        and isinstance(first.body[0].value, cst.Call)
+        and len(first.body[0].targets) == 1
+        and isinstance(first.body[0].targets[0].target, cst.Name)
+    )
+    name = first.body[0].targets[0].target.value if ok else None
+    if ok and any(name in _assigned_names(stmt) for stmt in info.statements[at + 1 :]):
+        ok = False
+    if ok:
+        for c in size_users:
+            j, _ = _statement_of(c, info)
+            if j is not None and j <= at:
+                ok = False
+    if not ok:
+        return (
+            "operators that make a batch of their own (random ones, those without inputs) need the fed batch's size: "
+            "write `x = fn.external_source(...)` on a line of its own before them, or convert by hand"
+        )
+    info.__dict__["_fed_batch_size"] = f"{name}.batch_size"
+    return None
 
 
 def _shared_names(expr) -> set:
@@ -442,7 +565,13 @@ def _blocker(call, op, ctx):
     if isinstance(planned, str):
         return planned
     whole = _pipeline_plan(ctx)
-    return whole if isinstance(whole, str) else None
+    if isinstance(whole, str):
+        return whole
+    size = ctx.pipeline.__dict__.get("_fed_batch_size")
+    if whole[0] == "fed" and size is not None:
+        # Before any rewrite: a pipeline runs at the fed batch's size, not at batch_size.
+        ctx.batch_size = size
+    return None
 
 
 def _iterator(s: _Source, src: str, ctx) -> str:
@@ -474,6 +603,9 @@ def _prepare(ctx) -> dict:
         return state
     mode, found = _pipeline_plan(ctx)
     state = ctx.rule_state[RULE.id] = {}
+    if mode == "fed":
+        ctx.fed_inputs = fresh_name("pipeline_inputs", ctx.taken)
+        return state
     sourced = [(call, s) for call, s in found if s is not FED]
     if mode == "loop":
         call, s = sourced[0]
@@ -516,7 +648,7 @@ def _prepare(ctx) -> dict:
     return state
 
 
-def _as_batch(data: cst.BaseExpression, call, ctx, output=None) -> cst.Call:
+def _as_batch(data: cst.BaseExpression, call, ctx, output=None, func="as_batch") -> cst.Call:
     """``ndd.as_batch(data, ...)`` with the call's layout, dtype and device (``output``: this
     output's (layout, dtype) when the source has several)."""
     args = [cst.Arg(data)]
@@ -530,7 +662,7 @@ def _as_batch(data: cst.BaseExpression, call, ctx, output=None) -> cst.Call:
         if a is not None:
             args.append(a.with_changes(comma=cst.MaybeSentinel.DEFAULT))
     args = [a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for a in args[:-1]] + args[-1:]
-    return cst.Call(func=ctx.ndd_attr("as_batch"), args=args)
+    return cst.Call(func=ctx.ndd_attr(func), args=args)
 
 
 _EQ = cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))
@@ -543,8 +675,13 @@ def _rewrite(call, op, ctx):
     feed = kwarg(call, SYNTHETIC_FEED)
     if feed is not None:
         return _as_batch(feed.value, call, ctx)
-    data = _prepare(ctx)[id(written)]
+    state = _prepare(ctx)
     s = _plan(written, ctx)
+    if isinstance(s, _Fed):
+        key = kwarg(written, "name").value  # as written: a string literal or the parameter
+        fed = cst.Subscript(cst.Name(ctx.fed_inputs), [cst.SubscriptElement(cst.Index(key))])
+        return _as_batch(fed, call, ctx, func="batch" if s.copy else "as_batch")
+    data = state[id(written)]
     if s.outputs is None:
         return _as_batch(cst.Name(data), call, ctx)
     layouts, dtypes = _per_output(call, "layout", s.outputs), _per_output(call, "dtype", s.outputs)

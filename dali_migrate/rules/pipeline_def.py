@@ -59,7 +59,7 @@ def _seed_default(expr):
 def _settings_params(info: PipelineInfo) -> list:
     params = []
     for name in SETTINGS:
-        if name in info.bound_settings:
+        if name in info.bound_settings or name in info.computed_settings:
             continue
         default = info.settings.get(name)
         if name == "seed" and default is not None:
@@ -106,6 +106,10 @@ def build(info: PipelineInfo, ctx, statements: list, returned: cst.BaseExpressio
     head: list = []
     if info.docstring is not None:
         head.append(info.docstring)
+    for name, value in info.computed_settings.items():
+        if name == "seed":
+            value = _seed_default(value)
+        head.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], value)]))
     threads, device_id, seed = info.setting("num_threads"), info.setting("device_id"), info.setting("seed")
     # The pipeline's thread count and device belong to this generator alone: an EvalContext of its
     # own, not ndd.set_num_threads(), which is global (DALI 2.4 can hang when it changes between
@@ -183,12 +187,18 @@ def build(info: PipelineInfo, ctx, statements: list, returned: cst.BaseExpressio
         forever = cst.For(target=cst.Name(data), iter=expr, body=cst.IndentedBlock(body=per_iteration))
     else:
         forever = cst.While(test=cst.Name("True"), body=cst.IndentedBlock(body=per_iteration))
+    tail = [forever]
+    if getattr(ctx, "fed_inputs", None) is not None:
+        # Fed from outside (pipe.run(name=data)): a function of each run's data, not a stream (fed_inputs.py).
+        from dali_migrate import fed_inputs
+
+        tail = fed_inputs.run_function(head, _no_blank_start(loop_body), value, ctx_name, ctx.fed_inputs, keep)
 
     func = info.func
     return func.with_changes(
         decorators=[],
         params=_with_settings(func.params, info),
-        body=func.body.with_changes(body=[*head, forever]),
+        body=func.body.with_changes(body=[*head, *tail]),
         leading_lines=[*func.leading_lines, *info.decorator.leading_lines, *_comment_of(info.decorator), *func.lines_after_decorators],
         lines_after_decorators=[],
     )
@@ -284,8 +294,12 @@ def resume_after_errors(func: cst.FunctionDef, helper: str, taken: set) -> cst.F
                 yielded = _yielded_name(after)
                 if isinstance(block, cst.With) and yielded is not None:
                     error = cst.Name(error_name)
+                    # native ndd evaluates lazily: an operator's error would surface where the
+                    # outputs are used, outside this try; evaluating them here raises it here
+                    evaluate = cst.parse_statement(
+                        f"for {output_name} in {yielded}:\n    {output_name}.evaluate()\n")
                     body[i] = cst.Try(
-                        body=cst.IndentedBlock([block]),
+                        body=cst.IndentedBlock([block, evaluate]),
                         handlers=[cst.ExceptHandler(
                             type=cst.Name("Exception"),
                             name=cst.AsName(name=error),
@@ -304,6 +318,7 @@ def resume_after_errors(func: cst.FunctionDef, helper: str, taken: set) -> cst.F
 
     # `except ... as x` unbinds x when the handler ends: it must not be a name the pipeline uses.
     error_name = fresh_name("error", taken)
+    output_name = fresh_name("output", taken)
     wrapped = func.visit(_Wrap())
     return wrapped.with_changes(
         decorators=[cst.Decorator(cst.parse_expression(f"{helper}.wrap")), *wrapped.decorators]

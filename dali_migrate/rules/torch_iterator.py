@@ -158,6 +158,8 @@ def _batch_size(site):
     if site.construction is None:
         raise CannotConvert("the pipeline was made by another function, whose arguments cannot be matched")
     values = _param_values(info, site.construction)
+    if "batch_size" in info.computed_settings:
+        raise CannotConvert("the pipeline's batch size is computed from its constructor's arguments")
     key = info.bound_settings.get("batch_size", "batch_size")
     value = values.get(key, info.settings.get("batch_size"))
     if value is None:

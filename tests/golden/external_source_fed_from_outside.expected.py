@@ -1,19 +1,25 @@
 """Inputs fed from outside the pipeline before each run (pipe.feed_input), as inference code does:
-left to a person, with what to do."""
+the pipeline becomes a function of the fed batch, the feed moves into the call."""
 import numpy as np
-from nvidia.dali import fn, pipeline_def, types
+from nvidia.dali import types
+import nvidia.dali.experimental.dynamic as ndd
 
 
-# dali-migrate: [pipeline-def] pipeline not converted: fn.external_source without source= is fed from outside (pipe.feed_input("jpegs", data) / pipe.run(jpegs=data)), which a converted generator cannot take: write the operators after it as a function of that batch, starting from `ndd.as_batch(data, dtype=types.UINT8)` in place of this call, and call that function with each batch where pipe.run() was
-@pipeline_def(batch_size=2, num_threads=2, device_id=0, prefetch_queue_depth=1)
-def infer_pipe():
-    jpegs = fn.external_source(name="jpegs", dtype=types.UINT8)
-    images = fn.decoders.image(jpegs, device="mixed", output_type=types.RGB)
-    return fn.resize(images, resize_x=224, resize_y=224)
+def infer_pipe(*, batch_size=2, num_threads=2, device_id=0, seed=None):
+    ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
+
+    def run(**pipeline_inputs):
+        with ctx:
+            jpegs = ndd.batch(pipeline_inputs["jpegs"], dtype=types.UINT8)
+            images = ndd.decoders.image(jpegs, device="gpu", output_type=types.RGB)
+            outputs = (ndd.resize(images, resize_x=224, resize_y=224),)
+            for output in outputs:
+                output.evaluate()  # raises here if the run failed, as pipe.run() did
+            return outputs
+
+    return run
 
 
 pipe = infer_pipe()
-pipe.build()
 for files in [["a.jpg", "b.jpg"], ["c.jpg", "d.jpg"]]:
-    pipe.feed_input("jpegs", [np.fromfile(f, dtype=np.uint8) for f in files])
-    (images,) = pipe.run()
+    (images,) = pipe(jpegs=[np.fromfile(f, dtype=np.uint8) for f in files])

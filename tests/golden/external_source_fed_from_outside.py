@@ -1,5 +1,5 @@
 """Inputs fed from outside the pipeline before each run (pipe.feed_input), as inference code does:
-left to a person, with what to do."""
+the pipeline becomes a function of the fed batch, the feed moves into the call."""
 import numpy as np
 from nvidia.dali import fn, pipeline_def, types
 

@@ -46,6 +46,8 @@ def decode_pipe(root, *, batch_size=4, num_threads=2, device_id=None, seed=7):
                     images = ndd.decoders.image(jpegs, device="cpu")
                     images = ndd.resize(images, resize_x=16, resize_y=16)
                     outputs = images, labels
+                for output in outputs:
+                    output.evaluate()
             except Exception as error:
                 outputs = error  # raised by next(), as pipe.run() raised it
             yield outputs

@@ -216,6 +216,30 @@ def test_converted_loop_goes_on_after_an_error_like_pipeline_mode(modules, corru
         assert _equal(_batch(*a), pipe_batch), i
 
 
+def test_converted_loop_goes_on_after_an_error_on_native_ndd(modules, corrupt_dir, tmp_path):
+    """The same on DALI's own ndd, which evaluates lazily: the converted generator evaluates its
+    outputs inside the try, so the error is raised at that next(), not where the outputs are used."""
+    try:
+        import nvidia.dali.experimental.dynamic as native
+
+        native.tensor(np.zeros((2,), np.uint8))
+    except Exception:  # noqa: BLE001 - DALI 1.53's native ndd needs a GPU
+        pytest.skip("native ndd does not run here")
+    orig, _ = modules
+    converted = convert_source(SOURCE)
+    assert "@ResumeAfterErrors.wrap" in converted.output
+    conv = _load(converted.output, tmp_path / "conv_native.py", "faults_conv_native")
+    ref = orig.run_skipping_errors(str(corrupt_dir), 9)
+    got = conv.run_skipping_errors(str(corrupt_dir), 9)
+    assert [i for i, r in enumerate(got) if isinstance(r, Exception)] == [2, 7]
+    for i, (a, b) in enumerate(zip(got, ref)):
+        if not isinstance(a, Exception):
+            images, labels = b
+            pipe_batch = ([np.array(images.at(k)) for k in range(len(images))],
+                          [int(np.array(labels.at(k)).item()) for k in range(len(labels))])
+            assert _equal(_batch(*a), pipe_batch), i
+
+
 def test_converted_generator_goes_on_after_an_error(modules, corrupt_dir):
     _, conv = modules
     gen = conv.decode_simple(str(corrupt_dir), batch_size=BATCH, num_threads=2, device_id=None, seed=7)

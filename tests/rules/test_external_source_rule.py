@@ -138,11 +138,10 @@ def test_source_in_the_return_line_converts():
     assert "for source_data in source_2:" in out and "outputs = (ndd.as_batch(source_data),)" in out
 
 
-def test_fed_from_outside_says_what_to_write():
-    out = pipeline('x = fn.external_source(name="images", layout="HWC", dtype=types.UINT8)\nreturn fn.flip(x)\n')
+def test_fed_from_outside_without_a_name_says_what_to_do():
+    out = pipeline('x = fn.external_source(layout="HWC", dtype=types.UINT8)\nreturn fn.flip(x)\n')
     assert "@pipeline_def" in out
-    assert 'pipe.feed_input("images", data) / pipe.run(images=data)' in out
-    assert '`ndd.as_batch(data, layout="HWC", dtype=types.UINT8)` in place of this call' in out
+    assert "without name= is fed through its node" in out
 
 
 def test_positional_source_converts_as_the_keyword_form():

@@ -1,0 +1,98 @@
+"""``pipe = Pipeline(...)`` + ``with pipe:`` graphs (dali_migrate/legacy.py): data nodes made
+before the block, sources redefined later in the file, lambda sources."""
+from pathlib import Path
+
+from _helpers import convert
+
+HEADER = "import numpy as np\nimport nvidia.dali as dali\nimport nvidia.dali.fn as fn\nfrom nvidia.dali.pipeline import Pipeline\n"
+
+
+def test_pipeline_reached_through_the_dali_module_is_converted():
+    out = convert("p = dali.pipeline.Pipeline(batch_size=2, num_threads=1, device_id=None)\nwith p:\n    p.set_outputs(fn.cat(fn.constant(idata=[1]), fn.constant(idata=[2])))\np.build()\nprint(p.run())\n", header=HEADER)
+    assert "def p_batches(" in out and "print(next(p))" in out
+
+
+def test_constant_made_before_the_block_moves_into_the_graph():
+    out = convert("c = dali.types.Constant([1, 2])\np = Pipeline(batch_size=2, num_threads=1, device_id=None)\nwith p:\n    p.set_outputs(fn.cat(c, c))\n", header=HEADER)
+    graph = out.split("def p_batches(", 1)[1]
+    assert "c = ndd.Batch.broadcast(ndd.tensor([1, 2], dtype=ndd.int32), batch_size)" in graph
+    # nothing else reads it: the module-level pipeline-mode node goes
+    assert out.count("c = ") == 1 and "dali.types" not in out
+
+
+def test_node_made_before_the_block_stays_where_other_code_reads_it():
+    out = convert("c = dali.types.Constant([1, 2])\np = Pipeline(batch_size=2, num_threads=1, device_id=None)\nwith p:\n    p.set_outputs(fn.cat(c, c))\nprint(c)\n", header=HEADER)
+    assert "c = dali.types.Constant([1, 2])\n" in out and "c = ndd.Batch.broadcast(" in out
+
+
+def test_node_made_from_a_value_changed_later_is_marked():
+    out = convert("v = [0.0, 1.0]\nn = fn.random.uniform(range=v)\nv.append(2.0)\np = Pipeline(batch_size=2, num_threads=1, device_id=None)\nwith p:\n    p.set_outputs(n)\n", header=HEADER)
+    assert "with p:" in out and "from `v`, which the file changes afterwards" in out
+
+
+def test_node_made_by_a_compound_statement_before_the_block_is_marked():
+    out = convert("for k in range(2):\n    n = fn.constant(idata=[k])\np = Pipeline(batch_size=2, num_threads=1, device_id=None)\nwith p:\n    p.set_outputs(n)\n", header=HEADER)
+    assert "with p:" in out and "the graph uses `n`, made before the `with` block by a statement that cannot be moved" in out
+
+
+GET = "def get():\n    return [np.zeros(2)] * 2\n\n"
+GRAPH = "{v} = Pipeline(batch_size=2, num_threads=1, device_id=None)\nwith {v}:\n    {v}.set_outputs(fn.external_source(source=get))\n"
+
+
+def test_source_defined_again_later_is_taken_where_the_graph_is_defined():
+    out = convert(GET + GRAPH.format(v="a") + "\n" + GET + GRAPH.format(v="b") + "print(next(iter([a.run(), b.run()])))\n", header=HEADER)
+    assert "def a_batches(get=get, *, batch_size=2" in out and "def b_batches(get=get, *" in out
+    assert out.count("the pipeline took it here") == 2
+
+
+def test_source_defined_once_is_not_a_parameter():
+    out = convert(GET + GRAPH.format(v="a") + "print(a.run())\n", header=HEADER)
+    assert "def a_batches(*, batch_size=2" in out
+
+
+def test_source_defined_again_between_pipeline_and_with_is_marked():
+    src = GET + "a = Pipeline(batch_size=2, num_threads=1, device_id=None)\n" + GET + "with a:\n    a.set_outputs(fn.external_source(source=get))\nprint(a.run())\n"
+    out = convert(src, header=HEADER)
+    assert "with a:" in out and "is defined again between Pipeline(...) and `with`" in out
+
+
+def test_source_redefined_as_something_other_than_a_function_is_marked():
+    out = convert(GET + GRAPH.format(v="a") + "get = [[np.ones(2)] * 2]\nprint(a.run())\n", header=HEADER)
+    assert "with a:" in out and "cannot tell whether the source `get`" in out
+
+
+def test_lambda_source_is_a_callable_of_its_parameters():
+    out = convert("a = Pipeline(batch_size=2, num_threads=1, device_id=None)\nwith a:\n    a.set_outputs(fn.external_source(source=lambda: [np.zeros(2)] * 2))\nprint(a.run())\n", header=HEADER)
+    assert "source_2 = lambda: [np.zeros(2)] * 2\n    for source_data in map(lambda i: source_2(), itertools.count()):" in out
+    out = convert("a = Pipeline(batch_size=2, num_threads=1, device_id=None)\nwith a:\n    a.set_outputs(fn.external_source(source=lambda x=1: [np.zeros(2)] * 2))\nprint(a.run())\n", header=HEADER)
+    assert "with a:" in out and "the source lambda has *args or defaults" in out
+
+
+def test_statement_right_after_a_graph_is_not_skipped():
+    # two graphs in a row: the second Pipeline(...) directly follows the first one's `with`
+    src = GRAPH.format(v="a") + GRAPH.format(v="b") + "print(a.run(), b.run())\n"
+    out = convert(GET + src, header=HEADER)
+    assert "def a_batches(" in out and "def b_batches(" in out and "print(next(a), next(b))" in out
+
+
+def _run_script(path):
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_golden_with_pipe_scripts_print_the_same_after_conversion():
+    # module-level pipelines (no pipeline function for golden-run): the scripts themselves are
+    # run, pipeline mode against dynamic mode (CPU only)
+    import pytest
+
+    pytest.importorskip("nvidia.dali")
+    golden = Path(__file__).parent.parent / "golden"
+    for name in ("with_pipe_constants_before_block", "with_pipe_redefined_source"):
+        before = _run_script(golden / f"{name}.py")
+        after = _run_script(golden / f"{name}.expected.py")
+        assert "Output" in before or "Concatenation" in before
+        assert before == after, name
