@@ -17,8 +17,10 @@ PARTIAL returns only the pipelines needed to reach ``size``. It is a class of it
 single-pipeline class, which many converted files hold, stays as it was.
 
 The JAX iterator's class is the first one with a few text edits (``rules/jax_iterator.py``: the
-docstring, the ``out.torch()`` line, the PARTIAL cut and ``return [batch]``); an edit whose text no
-longer appears here exactly once fails the conversion (and the tests), so change those lines together.
+docstring, the ``out.torch()`` line, the PARTIAL cut and ``return [batch]``), and the Paddle
+iterators' are both classes with edits of their own (``rules/paddle_iterator.py``: the conversion
+of an output, the PARTIAL cut); an edit whose text no longer appears here exactly once fails the
+conversion (and the tests), so change those lines together.
 """
 
 # fmt: off

@@ -50,6 +50,8 @@ EXAMPLES = {
                         "types.SampleInfo(i * batch_size + j, j, i, 0)"),
     "torch-iterator": ("dali_generic_iterator", "DALIGenericIterator(", "loader = DaliTorchIterator("),
     "jax-iterator": ("jax_generic_iterator", "DALIGenericIterator(", "loader = DaliJaxIterator("),
+    "paddle-iterator": ("paddle_resnet50_train", "DALIClassificationIterator(val, reader_name=\"Reader\"",
+                        "val_loader = DaliPaddleIterator(val, [\"data\", \"label\"]"),
     "constant": ("constant_values", "types.Constant(np.float32([1.25, 0.75, 0.5]))", "images * [1.25, 0.75, 0.5]"),
     "shapes": ("shapes_run", "fn.shapes(images)", "ndd.as_batch(images.shape, dtype=ndd.int64)"),
     "python-function": ("python_function_run", "fn.python_function(images, function=flip_and_transpose",

@@ -16,11 +16,11 @@ _ITERATOR_HINT = (
     "framework iterator over a pipeline: not converted yet; iterate the converted generator and use "
     "batch.torch() (PyTorch) or DLPack instead"
 )
-# What to do per framework plugin. The PyTorch and JAX DALIGenericIterator over one pipeline are
-# converted (torch-iterator, jax-iterator rules); what is left here is what those could not convert
-# and what has no conversion yet because it cannot be checked against the real iterator here: DALI
-# 2.4 has no MXNet plugin, its TF plugin must be compiled against TensorFlow, and its Paddle
-# iterator needs a CUDA build of Paddle (it makes a CUDAPlace for every batch).
+# What to do per framework plugin. The PyTorch and JAX DALIGenericIterator over one pipeline and
+# Paddle's iterators are converted (torch-iterator, jax-iterator, paddle-iterator rules); what is
+# left here is what those could not convert and what has no conversion yet because it cannot be
+# checked against the real iterator here: DALI 2.4 has no MXNet plugin and its TF plugin must be
+# compiled against TensorFlow.
 _FRAMEWORK_HINTS = {
     "pytorch": "PyTorch iterator not converted (see the call-site marker): iterate the converted generator, "
                "outputs via batch.torch(), and keep the iterator's epoch length and last-batch policy by hand",
@@ -37,8 +37,10 @@ _FRAMEWORK_HINTS = {
              "(mx.nd.from_dlpack(ndd.as_tensor(batch).__dlpack__())) into [mx.io.DataBatch(data=..., label=..., pad=...)]; "
              "keep the epoch length / last-batch policy by hand (DALI 2.4 ships no MXNet plugin: this code does not run "
              "with it as it is)",
-    "paddle": "Paddle iterator: iterate the converted generator and convert outputs via DLPack "
-              "(paddle.utils.dlpack.from_dlpack(ndd.as_tensor(batch))) into [{name: paddle.Tensor}]; keep the epoch "
+    "paddle": "Paddle iterator not converted (see the call-site marker): iterate the converted generator and "
+              "convert outputs via DLPack into [{name: tensor}] as DALI's iterator does "
+              "(paddle.framework.core.from_dlpack(ndd.as_tensor(batch).__dlpack__()), a core DenseTensor; a GPU "
+              "batch with stream=paddle.device.cuda.current_stream(device_id).cuda_stream); keep the epoch "
               "length / last-batch policy by hand (PARTIAL: cut the last batch to the epoch's samples; LoD outputs "
               "(name, level) by hand)",
 }

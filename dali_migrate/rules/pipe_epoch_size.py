@@ -18,6 +18,41 @@ from dali_migrate.rules.base import CallSiteRule
 _SIMPLE = (cst.Name, cst.Attribute, cst.Subscript, cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString)
 
 
+# Calls whose result depends on their arguments alone (and the working directory, which does not
+# change between the two evaluations): a path built with os.path.join is the usual data_dir.
+_PURE_CALLS = frozenset({
+    "os.path.join", "os.path.expanduser", "os.path.expandvars", "os.path.abspath", "os.path.normpath",
+    "os.path.dirname", "os.path.basename", "str", "int", "float", "len", "round", "min", "max", "abs",
+})
+
+
+def repeatable(expr) -> bool:
+    """Gives the same value when evaluated a second time: names, attributes, literals, and
+    operators, subscripts, containers, f-strings and pure calls made of them."""
+    if isinstance(expr, _SIMPLE[:2]):  # Name, Attribute (an attribute chain of a name)
+        return isinstance(expr, cst.Name) or repeatable(expr.value)
+    if isinstance(expr, _SIMPLE[3:]):
+        return True
+    if isinstance(expr, cst.Subscript):
+        return repeatable(expr.value) and all(
+            isinstance(el.slice, cst.Index) and repeatable(el.slice.value) for el in expr.slice)
+    if isinstance(expr, cst.BinaryOperation):
+        return repeatable(expr.left) and repeatable(expr.right)
+    if isinstance(expr, cst.UnaryOperation):
+        return repeatable(expr.expression)
+    if isinstance(expr, (cst.Tuple, cst.List)):
+        return all(isinstance(el, cst.Element) and repeatable(el.value) for el in expr.elements)
+    if isinstance(expr, cst.FormattedString):
+        return all(not isinstance(part, cst.FormattedStringExpression) or repeatable(part.expression)
+                   for part in expr.parts)
+    if isinstance(expr, cst.Call):
+        from dali_migrate.cst_util import dotted
+
+        return dotted(expr.func) in _PURE_CALLS and all(
+            not a.star and repeatable(a.value) for a in expr.args)
+    return False
+
+
 class CannotConvert(Exception):
     pass
 
@@ -44,7 +79,7 @@ class _Substitute(cst.CSTTransformer):
             if original.value not in self.values:
                 raise CannotConvert(f"parameter `{original.value}` has no value at this call")
             value = self.values[original.value]
-            if not isinstance(value, _SIMPLE):
+            if not repeatable(value):
                 raise CannotConvert(f"`{original.value}` is passed an expression that would run twice")
             return value
         return updated

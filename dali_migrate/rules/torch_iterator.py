@@ -26,7 +26,7 @@ arguments cannot be matched), a batch size the tool cannot see, ``*args``.
 
 The epoch logic is the same for every framework's iterator (all derive from DALI's
 ``_DaliBaseIterator``); only the conversion of an output and the returned structure differ.
-:class:`Framework` holds those differences, and the other frameworks' rules (``jax_iterator``)
+:class:`Framework` holds those differences, and the other frameworks' rules (``jax_iterator``, ``paddle_iterator``)
 build their rule from it with :func:`make_rule` and their class from the torch one with
 :func:`class_source`'s ``edits``.
 """
@@ -42,7 +42,7 @@ import libcst as cst
 from dali_migrate import pipe_lists
 from dali_migrate.cst_util import fresh_name, kwarg, names_in
 from dali_migrate.rules.base import CallSiteRule
-from dali_migrate.rules.pipe_epoch_size import _SIMPLE, CannotConvert, _param_values, reader_expression
+from dali_migrate.rules.pipe_epoch_size import CannotConvert, _param_values, reader_expression, repeatable
 from dali_migrate.rules.pipeline_def import reader_needs_context
 
 CLASS_NAME = "DaliTorchIterator"
@@ -78,6 +78,8 @@ class Framework:
     #: the emitted class over several pipelines (None: several pipelines are left to a person)
     multi_class: Optional[str] = None
     multi_helper: str = ""
+    #: (site) -> (old, new) text edits that turn the torch multi-pipeline class into this framework's
+    multi_edits: Callable = lambda site: ()
 
 
 TORCH = Framework(
@@ -164,7 +166,7 @@ def _batch_size(site):
     value = values.get(key, info.settings.get("batch_size"))
     if value is None:
         raise CannotConvert("the pipeline's batch size is not given where it is made")
-    if not isinstance(value, _SIMPLE):
+    if not repeatable(value):
         raise CannotConvert("the pipeline's batch size is an expression that would run twice")
     return value
 
@@ -304,7 +306,7 @@ def _rewrite(call, receiver, site, fw: Framework = TORCH):
 def _helpers(site, fw: Framework = TORCH, call=None):
     planned = _plan(call, site, fw) if call is not None else None
     if isinstance(planned, tuple) and planned[2] is not None:
-        return {fw.multi_helper: class_source(_class_name(site, fw, multi=True), cls=MULTI_CLASS_NAME)}
+        return {fw.multi_helper: class_source(_class_name(site, fw, multi=True), fw.multi_edits(site), cls=MULTI_CLASS_NAME)}
     return {fw.helper: class_source(_class_name(site, fw), fw.edits(site))}
 
 

@@ -1,22 +1,26 @@
 import paddle
 from nvidia.dali import fn, pipeline_def, types
-from nvidia.dali.plugin.paddle import DALIClassificationIterator, LastBatchPolicy
+from nvidia.dali.plugin.paddle import DALIGenericIterator, LastBatchPolicy
 
 
-@pipeline_def(batch_size=64, num_threads=4, device_id=0)
-def val_pipe(root):
-    jpegs, labels = fn.readers.file(file_root=root, name="Reader")
-    images = fn.decoders.image(jpegs, device="mixed")
-    images = fn.resize(images, resize_shorter=256)
-    images = fn.crop_mirror_normalize(images, crop=(224, 224), dtype=types.FLOAT, output_layout="CHW")
-    return images, labels.gpu()
+@pipeline_def(batch_size=8, num_threads=4, device_id=0, seed=42)
+def coco_pipe(file_root, annotations_file):
+    jpegs, bboxes, labels = fn.readers.coco(
+        file_root=file_root, annotations_file=annotations_file, skip_empty=True, ratio=True, ltrb=True, name="Reader"
+    )
+    images = fn.decoders.image(jpegs, device="mixed", output_type=types.RGB)
+    images = fn.resize(images, resize_x=300, resize_y=300)
+    images = fn.crop_mirror_normalize(images, dtype=types.FLOAT, output_layout="CHW", mean=[104.0, 117.0, 123.0])
+    return images, bboxes, labels
 
 
-def evaluate(model, root):
-    pipe = val_pipe(root)
-    loader = DALIClassificationIterator(pipe, reader_name="Reader", last_batch_policy=LastBatchPolicy.PARTIAL)
-    correct = 0
+def train(model, optimizer, file_root, annotations_file):
+    pipe = coco_pipe(file_root, annotations_file)
+    loader = DALIGenericIterator(
+        [pipe], ["image", ("gt_box", 1), ("gt_label", 1)],
+        reader_name="Reader", last_batch_policy=LastBatchPolicy.PARTIAL, auto_reset=True, dynamic_shape=True)
     for data in loader:
-        logits = model(data[0]["data"])
-        correct += int((paddle.argmax(logits, axis=1) == data[0]["label"].squeeze(-1)).sum())
-    return correct
+        loss = model(paddle.to_tensor(data[0]["image"]), data[0]["gt_box"], data[0]["gt_label"])
+        loss.backward()
+        optimizer.step()
+        optimizer.clear_grad()
