@@ -19,7 +19,10 @@ OPS = "nvidia.dali.ops"
 TYPES = "nvidia.dali.types"
 MATH = "nvidia.dali.math"
 NDD = "nvidia.dali.experimental.dynamic"
-PIPELINE_DEF = {"nvidia.dali.pipeline_def", "nvidia.dali.pipeline.pipeline_def"}
+# The experimental decorator is pipeline_def plus `debug=` (step-by-step execution for
+# inspection): the same graph, and debug= is dropped like the other execution-only settings.
+PIPELINE_DEF = {"nvidia.dali.pipeline_def", "nvidia.dali.pipeline.pipeline_def",
+                "nvidia.dali.pipeline.experimental.pipeline_def"}
 PIPELINE_CLASS = {"nvidia.dali.Pipeline", "nvidia.dali.pipeline.Pipeline"}
 
 

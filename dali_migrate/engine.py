@@ -15,7 +15,7 @@ from typing import Optional
 import libcst as cst
 import libcst.matchers as m
 
-from dali_migrate import call_sites, cst_walk, fed_inputs, legacy, markers, parents as parents_mod, rules as rules_mod
+from dali_migrate import call_sites, cst_walk, fed_inputs, helper_inlining, legacy, markers, parents as parents_mod, rules as rules_mod
 from dali_migrate.catalog import load as load_catalog
 from dali_migrate.config import Config
 from dali_migrate.cst_util import code, fresh_name, names_in, with_kwarg, without_kwargs
@@ -99,16 +99,25 @@ def _convert_with_legacy(module: cst.Module, names, config: Config) -> "_Convert
     names.aliases.setdefault(legacy.SYNTHETIC_FN, FN)
     catalog = load_catalog()
     skip: set = set()
+    not_inlined: set = set()  # pipelines that keep their helper calls (they did not convert with them inlined)
+    tried: dict = {}  # such a pipeline -> (helpers, why it did not convert with them inlined)
     reasons: dict = {}  # name -> (anchor, [reasons])
     while True:
         normalized, found = legacy.normalize(module, names, catalog, names_in(module), skip)
+        normalized, inlined = helper_inlining.inline(normalized, names, not_inlined)
         converter = _Converter(normalized, names, config, original=module)
         converter.run_analysis()
         failed = [
             item for item in found
             if item.name not in skip and (item.reason or item.name not in converter.converted)
         ]
+        undo = {name for name in inlined if name not in converter.converted}
+        for name in undo:
+            tried[name] = (inlined[name], converter.reasons.get(name, []))
+        not_inlined |= undo
         if not failed:
+            if undo:
+                continue
             break
         for item in failed:
             skip.add(item.name)
@@ -119,6 +128,12 @@ def _convert_with_legacy(module: cst.Module, names, config: Config) -> "_Convert
         anchor = item.find_anchor(converter.module)
         for reason in why:
             converter._mark(anchor, "legacy-pipeline", f"not converted: {reason}")
+    for name, (helpers, why) in tried.items():
+        anchor = next((s for s in converter.module.body if isinstance(s, cst.FunctionDef) and s.name.value == name), None)
+        spelled = ", ".join(f"{h}()" for h in sorted(helpers))
+        for reason in why:
+            if reason not in converter.reasons.get(name, []):  # a reason it has either way is marked once
+                converter._mark(anchor, pipeline_rule.RULE.id, f"not converted with {spelled} written into it: {reason}")
     return converter
 
 

@@ -754,40 +754,46 @@ def _check_helper_names(helpers: dict) -> None:
             raise _NotSimple(f"the class defines {name}(), which Python calls by itself: convert by hand")
 
 
-def _helper_calls_in(nodes, helpers: dict) -> list:
-    """Names of the helpers that ``nodes`` call on self, in order."""
-    return [
-        c.func.attr.value
-        for n in nodes
-        for c in m.findall(n, m.Call(func=m.Attribute(value=m.Name("self"))))
-        if c.func.attr.value in helpers
-    ]
+def _callee(call: cst.Call, helpers: dict, method: bool) -> Optional[str]:
+    """The helper ``call`` calls: ``self.m(...)`` for methods (``method``), ``f(...)`` for functions."""
+    func = call.func
+    if method:
+        name = func.attr.value if m.matches(func, m.Attribute(value=m.Name("self"))) else None
+    else:
+        name = func.value if isinstance(func, cst.Name) else None
+    return name if name in helpers else None
 
 
-def _reached(bodies: list, helpers: dict) -> set:
+def _spelled(name: str, method: bool) -> str:
+    return f"self.{name}" if method else name
+
+
+def _helper_calls_in(nodes, helpers: dict, method: bool = True) -> list:
+    """Names of the helpers that ``nodes`` call (on self for methods), in order."""
+    return [name for n in nodes for c in m.findall(n, m.Call()) if (name := _callee(c, helpers, method)) is not None]
+
+
+def _reached(bodies: list, helpers: dict, method: bool = True) -> set:
     """The helpers that the statements in ``bodies`` call, directly or through each other."""
-    todo = _helper_calls_in([s for b in bodies for s in b], helpers)
+    todo = _helper_calls_in([s for b in bodies for s in b], helpers, method)
     seen: set = set()
     while todo:
         name = todo.pop()
         if name not in seen:
             seen.add(name)
-            todo.extend(_helper_calls_in([helpers[name]], helpers))
+            todo.extend(_helper_calls_in([helpers[name]], helpers, method))
     return seen
 
 
-def _helper_statement(stmt, helpers: dict) -> Optional[tuple]:
+def _helper_statement(stmt, helpers: dict, method: bool = True) -> Optional[tuple]:
     """(kind, call, small statement) when ``stmt`` is ``x = self.m(...)`` (kind "assign"),
-    ``return self.m(...)`` ("return") or ``self.m(...)`` ("expr") for a helper m."""
+    ``return self.m(...)`` ("return") or ``self.m(...)`` ("expr") for a helper m (``m(...)`` for
+    functions)."""
     if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1):
         return None
     small = stmt.body[0]
     value = getattr(small, "value", None)
-    if not (
-        isinstance(value, cst.Call)
-        and m.matches(value.func, m.Attribute(value=m.Name("self")))
-        and value.func.attr.value in helpers
-    ):
+    if not (isinstance(value, cst.Call) and _callee(value, helpers, method) is not None):
         return None
     if isinstance(small, cst.Assign) and len(small.targets) == 1:
         return "assign", value, small
@@ -798,17 +804,18 @@ def _helper_statement(stmt, helpers: dict) -> Optional[tuple]:
     return None
 
 
-def _bind_helper(func: cst.FunctionDef, call: cst.Call) -> list:
+def _bind_helper(func: cst.FunctionDef, call: cst.Call, method: bool = True) -> list:
     """[(parameter, value)] as the call binds them: the call's arguments in their order (Python
     evaluates them in that order), then the defaults of the parameters it leaves out."""
     p = func.params
-    what = f"self.{func.name.value}(...)"
+    what = f"{_spelled(func.name.value, method)}(...)"
     if p.star_arg not in (cst.MaybeSentinel.DEFAULT, None) or p.star_kwarg is not None:
         raise _NotSimple(f"{func.name.value}() takes *args/**kwargs: convert by hand")
     positional = [*p.posonly_params, *p.params]
-    if not positional or positional[0].name.value != "self":
-        raise _NotSimple(f"{func.name.value}() does not take self first: convert by hand")
-    positional = positional[1:]
+    if method:
+        if not positional or positional[0].name.value != "self":
+            raise _NotSimple(f"{func.name.value}() does not take self first: convert by hand")
+        positional = positional[1:]
     posonly = {q.name.value for q in p.posonly_params}
     every = {q.name.value: q for q in [*positional, *p.kwonly_params]}
     bound: dict = {}
@@ -895,31 +902,33 @@ def _fold_literal_ifs(stmts: list) -> list:
     return out
 
 
-def _inline_helpers(body: list, helpers: dict, outer: set, later: set, used: set, stack: tuple = ()) -> list:
+def _inline_helpers(body: list, helpers: dict, outer: set, later: set, used: set, stack: tuple = (), method: bool = True) -> list:
     """``body`` with each helper call statement replaced by the helper's statements.
 
     ``outer``: names the converted function binds besides ``body``'s own (a helper's variable must
     not take one of them, nor a global the helper reads be one); ``later``: names read after
-    ``body`` runs; ``used``: names a new one must avoid (grows)."""
+    ``body`` runs; ``used``: names a new one must avoid (grows); ``method``: the helpers are
+    methods called on self (else functions called by name)."""
     out: list = []
     for i, stmt in enumerate(body):
-        hit = _helper_statement(stmt, helpers)
+        hit = _helper_statement(stmt, helpers, method)
         if hit is None:
-            called = _helper_calls_in([stmt], helpers)
+            called = _helper_calls_in([stmt], helpers, method)
             if called:
+                spelled = _spelled(called[0], method)
                 raise _NotSimple(
-                    f"self.{called[0]}() is called inside an expression or a block: only a call that is a statement of its "
-                    f"own (`x = self.{called[0]}(...)`, `return self.{called[0]}(...)`) is inlined; convert by hand"
+                    f"{spelled}() is called inside an expression or a block: only a call that is a statement of its "
+                    f"own (`x = {spelled}(...)`, `return {spelled}(...)`) is inlined; convert by hand"
                 )
             out.append(stmt)
             continue
         kind, call, small = hit
-        name = call.func.attr.value
+        name = _callee(call, helpers, method)
         if name in stack:
-            raise _NotSimple(f"{name}() calls itself (directly or through other methods): convert by hand")
+            raise _NotSimple(f"{name}() calls itself (directly or through other {'methods' if method else 'functions'}): convert by hand")
         func = helpers[name]
         params = [q.name.value for q in [*func.params.posonly_params, *func.params.params, *func.params.kwonly_params]]
-        hbody = _inline_helpers(_body(func), helpers, set(params), set(), used, (*stack, name))
+        hbody = _inline_helpers(_body(func), helpers, set(params), set(), used, (*stack, name), method)
         if any(m.findall(s, _NOT_INLINED) or m.findall(s, m.Call(func=m.Name("super"))) for s in hbody):
             raise _NotSimple(
                 f"{name}() defines functions or classes, uses global/nonlocal/del/import, yields or calls super(): convert by hand"
@@ -932,7 +941,7 @@ def _inline_helpers(body: list, helpers: dict, outer: set, later: set, used: set
             raise _NotSimple(f"{name}() returns from more than one place: convert by hand")
         if returned is None and kind != "expr":
             raise _NotSimple(f"{name}() returns nothing, and its result is used")
-        binding = _bind_helper(func, call)
+        binding = _bind_helper(func, call, method)
         own = _assigned(*hbody)
         substituted = {p: v for p, v in binding if p not in own and _simple_value(v)}
         prologue = [(p, v) for p, v in binding if p not in substituted]

@@ -207,7 +207,9 @@ class _BodyScan(cst.CSTVisitor):
             callee = dotted(node.func)
             if callee in self.helpers:
                 self._block(
-                    f"calls {callee}(), which builds DALI operators itself: helpers are not converted yet, convert by hand"
+                    f"calls {callee}(), which builds DALI operators itself: such a function is written into the pipeline only "
+                    f"when it is straight-line code called as a statement of its own (`x = {callee}(...)`) and the pipeline "
+                    f"then converts; convert by hand"
                 )
             return
         if self.depth:

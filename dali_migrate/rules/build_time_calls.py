@@ -149,15 +149,23 @@ def plan(info, names, taken: set, numpy_names: set, helpers: set, avoid: Optiona
         if index in info.setup or index == info.reader_index:
             continue
         found = []
-        _collect(stmt, calls, found)
+        _collect(stmt, calls, found, skip_tests=info.conditionals)
         if not found:
             continue
         if not isinstance(stmt, (cst.SimpleStatementLine, cst.BaseExpression)) or info.conditionals:
-            result.blocker = (
-                f"`{code(found[0])}` was evaluated once, when the pipeline was built; here it is inside "
-                f"`{code(stmt).splitlines()[0].strip()}`, which the converted loop runs every iteration: "
-                "evaluate it once before the pipeline by hand")
-            return result
+            # Only an `if`'s own condition at the loop's top level runs exactly once either way
+            # (its elif conditions and its branches ran once or not at all when the pipeline
+            # was built); in a pipeline with enable_conditionals, rules/conditionals.py owns ifs.
+            in_test = set()
+            if isinstance(stmt, cst.If) and not info.conditionals:
+                in_test = {id(n) for n in _collect_expr(stmt.test, calls)}
+            others = [n for n in found if id(n) not in in_test]
+            if others:
+                result.blocker = (
+                    f"`{code(others[0])}` was evaluated once, when the pipeline was built; here it is inside "
+                    f"`{code(stmt).splitlines()[0].strip()}`, which the converted loop runs every iteration: "
+                    "evaluate it once before the pipeline by hand")
+                return result
         for node in found:
             read = reads(node)
             late = [n for n in read if any(j > index for j in later_setup.get(n, []))]
@@ -179,11 +187,18 @@ def plan(info, names, taken: set, numpy_names: set, helpers: set, avoid: Optiona
     return result
 
 
-def _collect(node, calls: _Calls, out: list) -> None:
+def _collect_expr(expr, calls: _Calls) -> list:
+    """The outermost volatile calls in ``expr``, ``expr`` itself included."""
+    out: list = []
+    _collect(cst.Expr(expr), calls, out)
+    return out
+
+
+def _collect(node, calls: _Calls, out: list, skip_tests: bool = False) -> None:
     """The outermost volatile calls (or comprehensions holding one) under ``node``."""
     for child in cst_walk.children(node):
-        if isinstance(node, (cst.If, cst.While)) and child is node.test:
-            continue  # a condition: rules/conditionals.py evaluates it once or marks it
+        if skip_tests and isinstance(node, (cst.If, cst.While)) and child is node.test:
+            continue  # a condition of a conditionals pipeline: rules/conditionals.py's
         if isinstance(child, _SCOPES):
             continue  # a lambda's or nested function's body runs when it is called, in both forms
         if isinstance(child, _COMPREHENSIONS):
@@ -196,7 +211,7 @@ def _collect(node, calls: _Calls, out: list) -> None:
             if not calls.is_dali(child) and not calls.same_every_time(child):
                 out.append(child)
                 continue
-        _collect(child, calls, out)
+        _collect(child, calls, out, skip_tests)
 
 
 def _base_name(node, stmt) -> str:

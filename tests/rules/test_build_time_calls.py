@@ -87,3 +87,16 @@ def _header():
     from _helpers import HEADER
 
     return HEADER
+
+
+def test_condition_of_a_python_if_is_evaluated_once_before_the_loop():
+    out = pipeline("import random\n" + READER + "if random.random() < 0.5:\n    img = fn.flip(img, horizontal=1)\nreturn img, l\n")
+    head, loop = _head_and_loop(out)
+    assert "value = random.random()" in head and "if value < 0.5:" in loop
+
+
+def test_call_in_an_elif_condition_is_marked():
+    # it ran at build time only when the first condition was false: hoisting would call it always
+    out = pipeline("import random\n" + READER + "if flag:\n    img = fn.flip(img, horizontal=1)\n"
+                   "elif random.random() < 0.5:\n    img = fn.flip(img, vertical=1)\nreturn img, l\n")
+    assert "`random.random()` was evaluated once, when the pipeline was built; here it is inside `if flag:`" in out
