@@ -149,6 +149,8 @@ def _free_in_nested(nodes: _ScopeNodes, names: set, parents: Parents) -> list:
 
 def _kind(node, parents: Parents, state) -> Optional[str]:
     """'pipe', 'outputs' (the tuple pipe.run() returns), 'batch' (one TensorList) or None."""
+    if state.attr is not None and isinstance(node, cst.Attribute):
+        return "pipe" if m.matches(node, m.Attribute(value=m.Name(state.attr[0]), attr=m.Name(state.attr[1]))) else None
     if isinstance(node, cst.Name):
         if node.value == state.var:
             return "pipe"
@@ -182,6 +184,8 @@ class _State:
     batches: set = dataclasses.field(default_factory=set)
     #: (id(function), parameter) of the functions the pipeline went through to get here
     chain: tuple = ()
+    #: (self, attribute) when the pipeline is ``self.<attribute>`` of a class (see _plan_member)
+    attr: Optional[tuple] = None
 
 
 def _enumerated(loop: cst.For, parents: Parents, state) -> bool:
@@ -294,15 +298,23 @@ def plan(module, parents: Parents, pipelines: dict, rules, ndd: str, numpy: Opti
         plans[name] = p
         # The pipeline function itself, then any function that returns what it made (a factory:
         # `def make(): pipe = p(...); pipe.build(); return pipe`), whose callers hold it too.
+        # A factory may also be a method called on `self` in its class (a _Method), and the
+        # pipeline may be kept in `self.<attribute>` (stores, planned once the callers are known).
         follow = [name]
+        stores: dict = {}  # (id(class), attribute) -> (class, attribute, [(Assign, method, made by this pipeline's own call)])
         for callee in follow:
-            for ref in list(parents.names(callee)):
+            label = callee if isinstance(callee, str) else f"self.{callee.name}()"
+            refs = parents.names(callee) if isinstance(callee, str) else callee.refs
+            for ref in list(refs):
                 parent = parents.of(ref)
                 if isinstance(parent, cst.FunctionDef) and parent.name is ref:
                     continue
                 stmt = parents.statement(ref)
                 call = parent if isinstance(parent, cst.Call) and parent.func is ref else None
                 assign = parents.of(call) if call is not None else None
+                if isinstance(callee, _Method) and not _on_self_of(ref, callee.cls, parents):
+                    p.blockers.append((stmt, f"{label} is used here in a way dali-migrate cannot follow; convert the pipeline and this use by hand"))
+                    continue
                 if callee == name and isinstance(assign, cst.ListComp) and assign.elt is call:
                     # `pipes = [P(...) for i in range(n)]`, one pipeline per GPU
                     _plan_construction(call, info, p, stmt)
@@ -317,13 +329,32 @@ def plan(module, parents: Parents, pipelines: dict, rules, ndd: str, numpy: Opti
                                 reader_call=readers.get(name), names=names, taken=set(taken), parents=parents)
                     _plan_handoff(call, "pipe", target, parents, _State(var=None), site, pipe_rules, batch_rules, p)
                     continue
+                if isinstance(assign, cst.Return) and assign.value is call:
+                    # `return p(...)`: the function is a factory whose callers get the pipeline.
+                    factory, reason = _factory(parents.scope(assign), parents)
+                    if factory is None:
+                        p.blockers.append((stmt, reason or f"{label} is used here in a way dali-migrate cannot follow; convert the pipeline and this use by hand"))
+                        continue
+                    if callee == name:
+                        _plan_construction(call, info, p, stmt)
+                    if factory not in follow:
+                        follow.append(factory)
+                    continue
+                member = _member_target(assign, call, parents)
+                if member is not None:
+                    # `self.pipe = p(...)` in a method: every use of `self.pipe` in the class is planned below.
+                    if callee == name:
+                        _plan_construction(call, info, p, stmt)
+                    cls, attr, method = member
+                    stores.setdefault((id(cls), attr), (cls, attr, []))[2].append((assign, method, callee == name))
+                    continue
                 if not (
                     isinstance(assign, cst.Assign)
                     and assign.value is call
                     and len(assign.targets) == 1
                     and isinstance(assign.targets[0].target, cst.Name)
                 ):
-                    p.blockers.append((stmt, f"{callee} is used here in a way dali-migrate cannot follow; convert the pipeline and this use by hand"))
+                    p.blockers.append((stmt, f"{label} is used here in a way dali-migrate cannot follow; convert the pipeline and this use by hand"))
                     continue
                 if callee == name:
                     _plan_construction(call, info, p, stmt)
@@ -336,6 +367,8 @@ def plan(module, parents: Parents, pipelines: dict, rules, ndd: str, numpy: Opti
                 for factory in _plan_uses(scope, var, assign, parents, site, pipe_rules, batch_rules, p, others):
                     if factory not in follow:
                         follow.append(factory)
+        for cls, attr, assigns in stores.values():
+            _plan_member(cls, attr, assigns, parents, info, make_site, scope_pipes, pipe_vars, pipe_rules, batch_rules, p)
     _check_handoffs(plans, parents)
     _share_blockers(plans)
     return plans
@@ -493,7 +526,17 @@ def _plan_nodes(scope, own, nodes, state, parents, site, pipe_rules, batch_rules
             ):
                 factories.append(scope.name.value)  # its callers get the pipeline: follow them
                 continue
+            if handoff is None and node.value == var and isinstance(parent, cst.Return) and _method_self(scope, parents):
+                factory, reason = _factory(scope, parents)
+                if factory is None:
+                    p.blockers.append((parents.statement(node), reason))
+                else:
+                    factories.append(factory)
+                continue
             _plan_expr(node, _kind(node, parents, state), parents, state, site, pipe_rules, batch_rules, p)
+        elif state.attr is not None and isinstance(node, cst.Attribute) and _kind(node, parents, state) == "pipe":
+            if not _attr_bound(node, parents):  # its assignments are checked in _plan_member
+                _plan_expr(node, "pipe", parents, state, site, pipe_rules, batch_rules, p)
         elif isinstance(node, (cst.Subscript, cst.Call)) and _kind(node, parents, state) in ("batch", "outputs"):
             # Subscripts and calls that yield batches (out[0], b.as_cpu()) or outputs (pipe.run())
             # are expressions of their own.
@@ -849,3 +892,173 @@ def _alone_in_statement(node, stmt) -> bool:
     return isinstance(stmt, cst.SimpleStatementLine) and any(
         isinstance(s, cst.Expr) and s.value is node for s in stmt.body
     )
+
+
+# -- classes --------------------------------------------------------------------------------------
+#
+# Training code keeps its pipeline in a class: a method builds and returns it (`pipe =
+# self.make_pipe()`), or a method stores it (`self.pipe = p(...)`) for the others to use. Both are
+# followed only where the file shows every way the method or attribute can be reached: a plain
+# method of a module-level class, reached only as `self.<name>` in plain methods of that class,
+# nothing else in the file naming it (no `obj.<name>` from outside, no class-level binding, no
+# string that getattr/setattr could use, no class of the file deriving from it). Then `self.pipe`
+# always holds the converted generator, and each of its uses is planned like a local variable's.
+
+
+@dataclasses.dataclass(frozen=True)
+class _Method:
+    """A method of ``cls`` that returns a pipeline; its callers (``refs``: the ``self.name``
+    nodes called) get it."""
+
+    key: tuple
+    name: str
+    cls: cst.ClassDef = dataclasses.field(compare=False)
+    refs: tuple = dataclasses.field(compare=False)
+
+
+def _method_self(func, parents: Parents) -> Optional[tuple]:
+    """(class, the name of `self`) when ``func`` is a plain method (undecorated, not async, in the
+    body of a module-level undecorated class, `self` never assigned), else None."""
+    if not isinstance(func, cst.FunctionDef) or func.decorators or func.asynchronous is not None:
+        return None
+    cls = parents.scope(func)
+    if not isinstance(cls, cst.ClassDef) or cls.decorators or parents.scope(cls) is not None or parents.of(func) is not cls.body:
+        return None
+    positional = [*func.params.posonly_params, *func.params.params]
+    if not positional:
+        return None
+    me = positional[0].name.value
+    if _rebinds(_scope_nodes(func, parents), me, parents):
+        return None
+    return cls, me
+
+
+def _on_self_of(ref, cls, parents: Parents) -> bool:
+    """Is ``ref`` a ``self.<name>`` attribute read in a plain method of ``cls``?"""
+    if not isinstance(ref, cst.Attribute):
+        return False
+    owner = _method_self(parents.scope(ref), parents)
+    return owner is not None and owner[0] is cls and m.matches(ref.value, m.Name(owner[1]))
+
+
+_REFLECTION = ("getattr", "setattr", "delattr", "hasattr")
+
+
+def _member_problem(cls, attr: str, parents: Parents, method: bool):
+    """The ``self.<attr>`` nodes of ``cls``'s methods, or why the attribute (``method``: the method)
+    cannot be followed (a str)."""
+    cname = cls.name.value
+    for other in parents.find(cst.ClassDef):
+        if other is not cls and any(n.value == cname for b in other.bases for n in parents.find(cst.Name, within=b.value)):
+            return f"class {other.name.value} of this file derives from {cname} and may replace `{attr}`: convert by hand"
+    own = _scope_nodes(cls, parents)
+    defs = [d for d in own.nested if isinstance(d, cst.FunctionDef) and d.name.value == attr]
+    if len(defs) != (1 if method else 0) or any(isinstance(n, cst.Name) and n.value == attr for n in own.nodes):
+        return f"class {cname} defines `{attr}` at class level{' more than once' if method else ''}: dali-migrate cannot tell what `self.{attr}` holds; convert by hand"
+    for s in parents.find(cst.SimpleString):
+        if s.evaluated_value == attr:
+            return f"the file names `{attr}` in a string (getattr/setattr could reach it): dali-migrate cannot follow `self.{attr}`; convert by hand"
+    for n in parents.find(cst.Name):
+        if n.value in ("__dict__", "vars", "__setattr__", "__getattr__", "__getattribute__"):
+            return f"the file uses {n.value}: dali-migrate cannot follow `self.{attr}`; convert by hand"
+        call = parents.of(n)
+        if n.value in _REFLECTION and isinstance(call, cst.Call) and call.func is n and not (
+            len(call.args) >= 2 and isinstance(call.args[1].value, cst.SimpleString)
+        ):
+            return f"{n.value}() with a computed name could reach `self.{attr}`: convert by hand"
+    refs = []
+    modules = _imported_modules(parents)
+    for n in parents.names(attr):
+        ref = parents.of(n)
+        if not (isinstance(ref, cst.Attribute) and ref.attr is n):
+            continue
+        root = ref.value
+        while isinstance(root, cst.Attribute):
+            root = root.value
+        if isinstance(root, cst.Name) and root.value in modules or isinstance(parents.statement(ref), cst.SimpleStatementLine) and any(
+            isinstance(s, (cst.Import, cst.ImportFrom)) for s in parents.statement(ref).body
+        ):
+            continue  # `nvidia.dali.pipeline`: a module's attribute, not the class's
+        if not _on_self_of(ref, cls, parents):
+            return f"`.{attr}` is used here on something other than `self` in a method of {cname}: dali-migrate cannot follow it; convert by hand"
+        refs.append(ref)
+    return refs
+
+
+def _imported_modules(parents: Parents) -> set:
+    """Names that ``import a.b`` / ``import a.b as c`` bind (``a``, ``c``)."""
+    found = set()
+    for stmt in parents.find(cst.Import):
+        for alias in stmt.names:
+            found.add(alias.asname.name.value if alias.asname else code(alias.name).split(".")[0])
+    return found
+
+
+def _factory(func, parents: Parents):
+    """(what to follow, None) when ``func`` returns a pipeline to callers that can all be seen:
+    a module-level function's name, or a _Method; else (None, a reason or None)."""
+    if isinstance(func, cst.FunctionDef) and parents.scope(func) is None:
+        return func.name.value, None
+    owner = _method_self(func, parents)
+    if owner is None:
+        return None, None
+    found = _member_problem(owner[0], func.name.value, parents, method=True)
+    if isinstance(found, str):
+        return None, found
+    return _Method(key=(id(owner[0]), func.name.value), name=func.name.value, cls=owner[0], refs=tuple(found)), None
+
+
+def _attr_bound(node, parents: Parents) -> bool:
+    """Is ``node`` assigned, deleted or a loop/with target (not only read)?"""
+    cur, parent = node, parents.of(node)
+    while isinstance(parent, (cst.Tuple, cst.List, cst.Element, cst.StarredElement)):
+        cur, parent = parent, parents.of(parent)
+    if isinstance(parent, (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.NamedExpr)) and parent.target is cur:
+        return True
+    return isinstance(parent, (cst.AsName, cst.Del))
+
+
+def _member_target(assign, call, parents: Parents) -> Optional[tuple]:
+    """(class, attribute, method) when ``assign`` is ``self.<attribute> = call`` in a plain method."""
+    if not (isinstance(assign, cst.Assign) and assign.value is call and len(assign.targets) == 1):
+        return None
+    target = assign.targets[0].target
+    if not isinstance(target, cst.Attribute):
+        return None
+    method = parents.scope(assign)
+    owner = _method_self(method, parents)
+    if owner is None or not m.matches(target.value, m.Name(owner[1])):
+        return None
+    return owner[0], target.attr.value, method
+
+
+def _plan_member(cls, attr, assigns, parents, info, make_site, scope_pipes, pipe_vars, pipe_rules, batch_rules, p: Plan) -> None:
+    """``self.<attr>`` of ``cls`` is assigned this pipeline (``assigns``: (Assign, method, whether
+    the assignment's value is the pipeline's own call)): every other assignment of it, and every
+    use, must be one dali-migrate converts."""
+    found = _member_problem(cls, attr, parents, method=False)
+    if isinstance(found, str):
+        for assign, _, _ in assigns:
+            p.blockers.append((parents.statement(assign), found))
+        return
+    ours = {id(a.targets[0].target) for a, _, _ in assigns}
+    uses: dict = {}  # id(method) -> method
+    for ref in found:
+        if id(ref) in ours:
+            continue
+        if _attr_bound(ref, parents):
+            p.blockers.append((parents.statement(ref), f"`self.{attr}` also holds something other than the pipeline {info.name} here: dali-migrate cannot follow it; convert by hand"))
+            continue
+        method = parents.scope(ref)
+        uses[id(method)] = method
+    for method in uses.values():
+        me = _method_self(method, parents)[1]
+        # Where the pipeline is made, its arguments can be read (iterators' batch sizes, readers).
+        made_here = [a.value for a, where, own_call in assigns if where is method and own_call]
+        construction = made_here[0] if len(assigns) == 1 and made_here else None
+        site = make_site(info.name, construction, scope_pipes=scope_pipes.get(id(method), {}))
+        state = _State(var=f"{me}.{attr}", attr=(me, attr), other_pipes=set(pipe_vars.get(id(method), set())))
+        own = _scope_nodes(method, parents)
+        for bad in _track_names(own.nodes, state, parents):
+            p.blockers.append((parents.statement(bad), "a name holding pipeline outputs is also assigned other values here: convert by hand"))
+        _plan_nodes(method, own, own.nodes, state, parents, site, pipe_rules, batch_rules, p)

@@ -366,7 +366,7 @@ def rewrite_with_blocks(body: list, names, taken: set, found: list, skip: set) -
             leading_lines=leading,
         )
         assign = out[i].with_changes(
-            body=[out[i].body[0].with_changes(value=cst.Call(func=cst.Name(name)))], leading_lines=[cst.EmptyLine()]
+            body=[out[i].body[0].with_changes(value=cst.Call(func=cst.Name(name)))], leading_lines=[cst.EmptyLine(indent=False)]
         )
         found.append(Legacy(name=name, kind="with", anchor=out[i]))
         out[i : j + 1] = [func, assign, *kept]

@@ -20,7 +20,7 @@ def make_pipeline(image_dir, batch_size, device_id=0):
                     images = ndd.flip(images, horizontal=flip)
                     outputs = images, labels
                 yield outputs
-    
+
     pipe = pipe_batches()
     return pipe
 
