@@ -222,7 +222,7 @@ class _Placeholders:
 
 def mask_cell(index: int, text: str, ph: _Placeholders) -> Optional[MaskedCell]:
     """The cell with IPython lines masked, or None if the cell is not Python (a %%bash cell...)."""
-    lines = text.split("\n")
+    lines = _leading_indent_removed(text.split("\n"))
     restore: dict = {}
     out: list = []
     first = next((i for i, line in enumerate(lines) if line.strip()), None)
@@ -249,6 +249,15 @@ def mask_cell(index: int, text: str, ph: _Placeholders) -> Optional[MaskedCell]:
         depth, quote, continued = _advance(line, depth, quote)
         out.append(line)
     return MaskedCell(index, text, "\n".join(out), restore)
+
+
+def _leading_indent_removed(lines: list) -> list:
+    """What IPython runs: when a cell's first line is indented, that indentation is removed from
+    every line that starts with it (IPython's `leading_indent` input transformer)."""
+    indent = _INDENT.match(lines[0]).group() if lines else ""
+    if not indent:
+        return lines
+    return [line[len(indent):] if line.startswith(indent) else line for line in lines]
 
 
 def unmask(text: str, restore: dict) -> str:
@@ -391,7 +400,9 @@ def convert_notebook(text: str, *, path: str, config, convert: Callable[..., Con
     changes: list = []
     new_data = copy.deepcopy(data)
     for mc, seg in zip(masked, segments):
-        after = unmask(seg, mc.restore)
+        # an unchanged cell keeps its bytes (its leading indentation too); a converted one is
+        # written as IPython ran it, without that indentation
+        after = mc.original if seg == mc.masked else unmask(seg, mc.restore)
         if after != mc.original:
             changes.append(CellChange(mc.index, mc.original, after))
             set_source(new_data["cells"][mc.index], after)

@@ -164,6 +164,16 @@ def test_python_cell_magic_converted_other_cell_magics_skipped():
     assert [c.index for c in r.changes] == [1]
 
 
+def test_cell_with_a_leading_indent_is_read_as_ipython_reads_it():
+    # IPython removes the first line's indentation from every line starting with it (DALI's
+    # tensorflow-dataset-multigpu notebook has such a cell); Python alone would not parse it
+    indented = " def f(x):\n        return fn.a(x)\n"
+    unchanged = "  y = 1\n  z = 2"
+    r = _convert(_nb(("code", "from nvidia.dali import fn"), ("code", indented), ("code", unchanged)))
+    # converted: written as IPython ran it; untouched: its bytes kept
+    assert _sources(r.output)[1:] == ["def f(x):\n       return ndd.a(x)\n", unchanged]
+
+
 def test_cell_with_syntax_error_names_the_cell():
     with pytest.raises(notebooks.NotebookError) as e:
         _convert(_nb(("markdown", "x"), ("code", "from nvidia.dali import fn"), ("code", "x = 1\ndef (:\n")))
