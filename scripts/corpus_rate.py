@@ -314,7 +314,10 @@ def run_script(script: Path, env: dict, timeout: float, replace: dict) -> tuple:
     if proc.returncode == 0:
         return True, ""
     line = last_error_line(proc.stderr) if proc.stderr.strip() else last_error_line(proc.stdout)
-    if proc.returncode < 0:
+    # A script that raised can still die by a signal afterwards: DALI's threads abort the
+    # interpreter's exit on some machines ("terminate called without an active exception",
+    # SIGABRT). The Python error is the failure then; the signal only where there is none.
+    if proc.returncode < 0 and "Traceback (most recent call last)" not in proc.stderr:
         line = f"killed by signal {-proc.returncode}" + (f" after: {line}" if line != "(no output)" else "")
     return False, _clean(line, replace)
 

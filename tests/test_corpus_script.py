@@ -255,3 +255,21 @@ def test_error_line_of_a_dali_failure():
         f"both fail: needs a GPU (original: {line})"
     )
     assert corpus_rate.verdict((True, ""), (False, "KeyError: 'x'")) == "ok (original fails: KeyError: 'x')"
+
+
+def test_a_python_error_is_the_failure_even_when_the_exit_aborts(tmp_path):
+    # on some machines DALI's threads abort the interpreter's exit after an uncaught error
+    # (SIGABRT, "terminate called without an active exception"): the error is what failed
+    sys.path.insert(0, str(SCRIPT.parent))
+    try:
+        import corpus_rate
+    finally:
+        sys.path.remove(str(SCRIPT.parent))
+    raises = tmp_path / "raises.py"
+    raises.write_text("import atexit, os\natexit.register(os.abort)\nraise LookupError('no decorator left')\n")
+    aborts = tmp_path / "aborts.py"
+    aborts.write_text("import os\nos.abort()\n")
+    env = {"PATH": "/usr/bin:/bin"}
+    assert corpus_rate.run_script(raises, env, 30, {}) == (False, "LookupError: no decorator left")
+    ok, what = corpus_rate.run_script(aborts, env, 30, {})
+    assert not ok and what.startswith("killed by signal 6")
