@@ -92,6 +92,22 @@ def walk(node: cst.CSTNode, *, not_into: tuple = ()) -> Iterator[cst.CSTNode]:
                 extend(kids)
 
 
+def variables(node: cst.CSTNode) -> set:
+    """The names ``node`` reads or binds (not attribute names or keywords), nested scopes included."""
+    out = set()
+    stack = [node]
+    while stack:
+        cur = stack.pop()
+        tp = type(cur)
+        if tp is cst.Name:
+            out.add(cur.value)
+        elif tp is cst.Attribute or tp is cst.Arg:  # not `x` of `a.x`, not the keyword of `f(x=1)`
+            stack.append(cur.value)
+        else:
+            stack.extend(children(cur))
+    return out
+
+
 def names(node: cst.CSTNode) -> set:
     """Every identifier spelled in ``node`` (names, attributes, parameters)."""
     return {n.value for n in walk(node) if type(n) is cst.Name}

@@ -163,6 +163,8 @@ class _Converter:
         self.helpers: dict = {}  # key -> module-level source the converted code needs (call-site rules)
         self.converted_statements: set = set()  # ids of statements whose DALI use was converted
         self._variables = None  # names the module reads or binds as variables (computed on first use)
+        self._resume_class = None  # name of the ResumeAfterErrors class written into the file, once needed
+        self._in_catching_try = None  # ids of the nodes inside `try` bodies whose handlers catch errors
 
     # -- names -------------------------------------------------------------------------------
     def _ndd_alias(self) -> str:
@@ -244,20 +246,20 @@ class _Converter:
         runs = {key for key, (rule, _) in plan.rewrites.items() if rule.id == pipe_run_rule.RULE.id}
         if not runs:
             return False
-        for node in self.parents.find(cst.Try):
-            if any(_catches_errors(h) for h in node.handlers) and any(
-                id(n) in runs for stmt in node.body.body for n in cst_walk.walk(stmt)
-            ):
-                return True
-        return False
+        if self._in_catching_try is None:  # the same for every pipeline of the file
+            self._in_catching_try = {
+                id(n)
+                for node in self.parents.find(cst.Try) if any(_catches_errors(h) for h in node.handlers)
+                for stmt in node.body.body for n in cst_walk.walk(stmt)
+            }
+        return not runs.isdisjoint(self._in_catching_try)
 
     def _resumable(self, new_func):
-        key = pipeline_rule.RESUME_HELPER_KEY
-        if key not in self.helpers:
-            self.helpers[key] = pipeline_rule.RESUME_HELPER.format(name=fresh_name("ResumeAfterErrors", self.taken))
+        if self._resume_class is None:  # one class written into the file serves every pipeline
+            self._resume_class = fresh_name("ResumeAfterErrors", self.taken)
+            self.helpers[pipeline_rule.RESUME_HELPER_KEY] = pipeline_rule.RESUME_HELPER.format(name=self._resume_class)
             self.imports.setdefault("functools", None)
-        helper = self.helpers[key].split("class ", 1)[1].split(":", 1)[0]
-        return pipeline_rule.resume_after_errors(new_func, helper, self.taken | cst_walk.names(new_func))
+        return pipeline_rule.resume_after_errors(new_func, self._resume_class, self.taken | cst_walk.names(new_func))
 
     def run(self) -> str:
         self.run_analysis()
@@ -331,7 +333,7 @@ class _Converter:
     def _build_time_calls(self, info, ctx, helpers) -> None:
         alias = self._numpy_alias()
         if self._variables is None:
-            self._variables = build_time_calls.reads(self.module)
+            self._variables = cst_walk.variables(self.module)
         avoid = self._variables | (ctx.taken - self.taken)  # the module's variables, this pipeline's new names
         found = build_time_calls.plan(info, self.names, ctx.taken, {alias} if alias else set(), set(helpers), avoid)
         if found.blocker is None and found.replace and not _on(build_time_calls.RULE, self.enabled):

@@ -302,13 +302,6 @@ def _param_names(params: cst.Parameters) -> set:
     return found
 
 
-def _reads_names(expr) -> set:
-    """Variables ``expr`` reads (attribute and keyword names left out)."""
-    from dali_migrate.rules.build_time_calls import reads
-
-    return reads(expr)
-
-
 def analyze(func: cst.FunctionDef, dec: cst.Decorator, names: DaliNames, catalog: Catalog, helpers: dict) -> PipelineInfo:
     info = PipelineInfo(func=func, decorator=dec, settings={})
     _decorator_settings(dec, info)
@@ -324,7 +317,7 @@ def analyze(func: cst.FunctionDef, dec: cst.Decorator, names: DaliNames, catalog
             info.bound_settings[key] = value.value
     for key in SETTINGS:
         value = info.settings.get(key)
-        if value is not None and key not in info.bound_settings and _reads_names(value) & params:
+        if value is not None and key not in info.bound_settings and cst_walk.variables(value) & params:
             info.computed_settings[key] = value
     clash = sorted(
         p for p in params & set(SETTINGS) if info.bound_settings.get(p) != p

@@ -126,6 +126,7 @@ class Reader:
         self._op = None
         self._op_backend = None
         self._ahead = None  # the epoch's next batch, being read on the read-ahead thread
+        self._ahead_pool = None  # the one-thread DALI pool that read runs on (made on first use)
         self._api_type = None
 
     def _init_backend(self, batch_size):
@@ -276,7 +277,7 @@ class Reader:
     def _run_ahead(self, bs):
         # A pool of its own: a DALI thread pool runs one operator at a time, and the caller's
         # pool is busy with the caller's operators meanwhile.
-        pool = getattr(self, "_ahead_pool", None)
+        pool = self._ahead_pool
         if pool is None:
             pool = self._ahead_pool = _be.ThreadPool(1, None)
         return self._op.run(pool, [], {}, bs, None)

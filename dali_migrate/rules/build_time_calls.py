@@ -27,6 +27,7 @@ import libcst as cst
 from dali_migrate import cst_walk
 from dali_migrate.cst_util import code, dotted, fresh_name
 from dali_migrate.rules.base import Rule
+from dali_migrate.rules.conditionals import PURE_BUILTINS
 
 RULE = Rule(
     id="build-time-calls",
@@ -34,11 +35,8 @@ RULE = Rule(
     order=5,
 )
 
-_PURE_BUILTINS = frozenset({
-    "len", "range", "int", "float", "bool", "str", "abs", "min", "max", "round", "tuple", "list",
-    "dict", "set", "frozenset", "enumerate", "zip", "reversed", "sorted", "isinstance", "any",
-    "all", "sum", "pow", "divmod", "slice", "repr", "format", "hash",
-})
+# The pure builtins conditions may use, and constructors and formatting that are pure as well
+_PURE_BUILTINS = PURE_BUILTINS | {"list", "dict", "set", "frozenset", "pow", "divmod", "slice", "repr", "format", "hash"}
 _SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
 _OWN_ARGUMENTS = frozenset({"external_source", "python_function", "torch_python_function", "dl_tensor_python_function"})
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
@@ -64,20 +62,6 @@ def _loop_names(info) -> set:
     return found
 
 
-def reads(expr) -> set:
-    """Names ``expr`` reads (not attribute names or keyword names)."""
-    out = set()
-    skip = set()
-    for node in cst_walk.walk(expr):
-        if type(node) is cst.Attribute:
-            skip.add(id(node.attr))
-        elif type(node) is cst.Arg and node.keyword is not None:
-            skip.add(id(node.keyword))
-        elif type(node) is cst.Name and id(node) not in skip:
-            out.add(node.value)
-    return out
-
-
 class _Calls:
     """Sorts the calls of one pipeline's per-iteration statements."""
 
@@ -98,7 +82,7 @@ class _Calls:
         if isinstance(func, cst.Name) and func.value in self.helpers:
             return True  # a function of the file that builds DALI operators: per iteration
         # a method of DALI data (images.gpu(), x.shape()): the receiver is computed per iteration
-        return isinstance(func, cst.Attribute) and bool(reads(func.value) & self.loop)
+        return isinstance(func, cst.Attribute) and bool(cst_walk.variables(func.value) & self.loop)
 
     def same_every_time(self, call: cst.Call) -> bool:
         func = call.func
@@ -167,7 +151,7 @@ def plan(info, names, taken: set, numpy_names: set, helpers: set, avoid: Optiona
                     "evaluate it once before the pipeline by hand")
                 return result
         for node in found:
-            read = reads(node)
+            read = cst_walk.variables(node)
             late = [n for n in read if any(j > index for j in later_setup.get(n, []))]
             if read & calls.loop or late:
                 result.blocker = (

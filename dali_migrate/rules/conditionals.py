@@ -75,10 +75,10 @@ _CROSS_SAMPLE = {
 }
 # Builtins whose result depends only on their arguments: a call with values that never change gives
 # the same result every iteration.
-_PURE_BUILTINS = {
+PURE_BUILTINS = frozenset({
     "len", "range", "int", "float", "bool", "str", "abs", "min", "max", "round", "tuple", "enumerate",
     "zip", "reversed", "sorted", "isinstance", "any", "all", "sum",
-}
+})
 _LITERALS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString)
 _BATCH, _DATA, _PY = "batch", "data", "py"  # a DataNode / DALI data of another shape / plain Python
 
@@ -115,22 +115,6 @@ class Plan:
 # -- reading names ----------------------------------------------------------------------------
 
 
-def _refs(node: cst.CSTNode) -> set:
-    """The names ``node`` reads or binds (not attribute names or keywords), nested scopes included."""
-    out = set()
-    stack = [node]
-    while stack:
-        cur = stack.pop()
-        tp = type(cur)
-        if tp is cst.Name:
-            out.add(cur.value)
-        elif tp is cst.Attribute or tp is cst.Arg:  # not `x` of `a.x`, not the keyword of `f(x=1)`
-            stack.append(cur.value)
-        else:
-            stack.extend(cst_walk.children(cur))
-    return out
-
-
 def _target_names(target: cst.BaseExpression) -> Optional[list]:
     """The names of an assignment target made of names only (``a`` or ``a, b``), else None."""
     if isinstance(target, cst.Name):
@@ -160,20 +144,20 @@ def _reads_and_defs(stmt: cst.BaseStatement):
         reads, defs = set(), set()
         for small in stmt.body:
             if isinstance(small, cst.Assign):
-                reads |= _refs(small.value) - defs
+                reads |= cst_walk.variables(small.value) - defs
                 for t in small.targets:
                     names = _target_names(t.target)
                     if names is None:
-                        reads |= _refs(t.target)
+                        reads |= cst_walk.variables(t.target)
                     else:
                         defs |= set(names)
             elif isinstance(small, cst.AnnAssign) and small.value is not None and isinstance(small.target, cst.Name):
-                reads |= _refs(small.value) - defs
+                reads |= cst_walk.variables(small.value) - defs
                 defs.add(small.target.value)
             else:
-                reads |= _refs(small) - defs
+                reads |= cst_walk.variables(small) - defs
         return reads, defs
-    return _refs(stmt), set()
+    return cst_walk.variables(stmt), set()
 
 
 def _live_before(stmts: list, live_out: set) -> set:
@@ -320,7 +304,7 @@ class _Analysis:
         if tp is cst.Call:
             return (
                 isinstance(expr.func, cst.Name)
-                and expr.func.value in _PURE_BUILTINS
+                and expr.func.value in PURE_BUILTINS
                 and expr.func.value not in self.shadowed
                 and all(not a.star and self.invariant(a.value, stable) for a in expr.args)
             )
@@ -332,7 +316,7 @@ class _Analysis:
         for sub in cst_walk.walk(expr):
             if isinstance(sub, (cst.NamedExpr, cst.Yield, cst.Await)):
                 return False
-        for name in _refs(expr):
+        for name in cst_walk.variables(expr):
             where = self.bindings.get(name, [])
             if not all(i in info.setup and i < index for i in where):
                 return False
@@ -349,7 +333,7 @@ class _Analysis:
         env = {name: _PY for name in info.setup_names}
         self.env_top = env
         stmts = info.statements
-        live_end = _refs(info.returned) if info.returned is not None else set()
+        live_end = cst_walk.variables(info.returned) if info.returned is not None else set()
         for i, stmt in enumerate(stmts):
             if i == info.reader_index:
                 for name in _bound(stmt):
@@ -394,7 +378,7 @@ class _Analysis:
             blocks = [stmt.body, *[h.body for h in stmt.handlers], *[b.body for b in (stmt.orelse, stmt.finalbody) if b is not None]]
         has_data = self.kinds._any(stmt, env) != _PY
         for body in blocks:
-            self.block_of(list(body.body), dict(env), stable=stable, live=live | _refs(stmt), top=top, where="block")
+            self.block_of(list(body.body), dict(env), stable=stable, live=live | cst_walk.variables(stmt), top=top, where="block")
         for name in _bound(stmt):
             env[name] = _DATA if has_data else _PY
 
@@ -416,7 +400,7 @@ class _Analysis:
                 inner |= targets
         self.expression(head, env, stable)
         has_data = self.kinds._any(stmt, env) != _PY
-        again = live | _refs(stmt)  # a loop reads its own names again
+        again = live | cst_walk.variables(stmt)  # a loop reads its own names again
         self.block_of(list(stmt.body.body), dict(env), stable=inner, live=again, top=top, where="loop")
         if stmt.orelse is not None:
             self.block_of(list(stmt.orelse.body.body), dict(env), stable=inner, live=live, top=top, where="loop")
@@ -601,7 +585,7 @@ class _Analysis:
                 self.block(stmt, f"a branch of {header} rebinds `{name}`, a value from outside the `if` that is not one DALI batch: convert by hand")
         reads = set()
         for s in (*true_body, *false_body):
-            reads |= _refs(s)
+            reads |= cst_walk.variables(s)
         inputs = []
         for name in sorted(reads | passthrough, key=lambda n: _first_use(stmt, n)):
             kind = env.get(name, _PY)
