@@ -77,12 +77,13 @@ def make_variant(kind, device, data_root, batch, threads, crop=224):
 
         return step
     src = converted_source(device)
-    if kind in ("ours", "ours_read_ahead"):
+    if kind in ("ours", "ours_eager"):
         import dali_migrate.runtime as rt
         from dali_migrate.runtime import _readers
 
-        # what the opt-in read-ahead (DALI_MIGRATE_READ_AHEAD=1) buys, in the same run
-        _readers._READ_AHEAD = kind == "ours_read_ahead"
+        # what reading and working ahead (runtime/_ahead.py; off with DALI_MIGRATE_READ_AHEAD=0)
+        # buys, in the same run
+        _readers._READ_AHEAD = kind == "ours"
         with rt.installed_runtime():
             train_pipe = _exec(src, kind)
     elif kind in ("native", "native_capture"):

@@ -73,7 +73,7 @@ def cpu_loop(quick, data):
 
     threads = len(os.sched_getaffinity(0))
     med, samples = bench_loop.throughput(
-        ["pipeline", "ours", "ours_read_ahead", "native"], "cpu", data, 32, threads,
+        ["pipeline", "ours", "ours_eager", "native"], "cpu", data, 32, threads,
         iters=4 if quick else 8, rounds=3 if quick else 4, warmup=3, repeats=1 if quick else 3)
     _print_table("CPU loop throughput, batch 32 (images/s, median; ratio vs pipeline mode)",
                  _loop_rows(med, "pipeline", 32), ["case", "variant", "img/s", "ratio"])
@@ -163,7 +163,7 @@ def gpu_loop(quick, data):
     for batch in (64, 256):
         iters = max(2, (512 if quick else 2048) // batch)
         med, samples = bench_loop.throughput(
-            ["pipeline", "native", "native_capture", "ours", "ours_read_ahead"], "gpu", data, batch, threads,
+            ["pipeline", "native", "native_capture", "ours", "ours_eager"], "gpu", data, batch, threads,
             iters=iters, rounds=2 if quick else 3, warmup=3, repeats=1)
         rows += _loop_rows(med, "pipeline", batch)
         out[f"batch {batch}"] = {k: {"images_per_s": v,

@@ -16,12 +16,10 @@ an error: the new iterator continues from the reader's current position.
 import base64
 import concurrent.futures
 import math
-import os
 import sys
-import threading
 
 from . import _backend as _be
-from . import _eval, _ops, _seeds
+from . import _ahead, _eval, _ops, _seeds
 from ._batch import Batch
 from ._tensor import Tensor
 
@@ -57,32 +55,13 @@ class ReaderState:
         return hash(self._serialized)
 
 
-# Reading ahead is opt-in (DALI_MIGRATE_READ_AHEAD=1): on the H100 it gave the RN50 loop 7-15%,
-# but there `verify --device gpu` of the two COCO-reader conditionals cases failed with it on
-# (a TypeError in one run, unequal outputs in the next: a race not yet understood) and passed
-# with it off. Until that is explained the default is the eager read.
-_READ_AHEAD = os.environ.get("DALI_MIGRATE_READ_AHEAD", "0") == "1"
-_ahead_lock = threading.Lock()
-_ahead_pool = None
-
-
-def _read_ahead_pool():
-    """One thread for every reader's read-ahead: reads are short, and one thread keeps them in
-    submission order."""
-    global _ahead_pool
-    with _ahead_lock:
-        if _ahead_pool is None:
-            _ahead_pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="dali-migrate-read-ahead")
-        return _ahead_pool
-
-
-def _forget_pool_after_fork():
-    global _ahead_pool
-    _ahead_pool = None  # its thread did not survive the fork
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_forget_pool_after_fork)
+# Reading ahead (and working ahead, runtime/_ahead.py) is on unless DALI_MIGRATE_READ_AHEAD=0.
+# It was opt-in for a while: on the H100, `verify --device gpu` of the COCO-reader conditionals
+# cases failed with it. The batch read ahead then ran without the caller's stream, so its
+# (pinned) buffers were ordered on the host: freed while a copy of them on the caller's stream was
+# still pending, they could be handed to the next read. It now runs on the caller's stream, as the
+# eager read does.
+_READ_AHEAD = _ahead.ENABLED
 
 
 class Reader:
@@ -125,8 +104,12 @@ class Reader:
         self._static = static
         self._op = None
         self._op_backend = None
-        self._ahead = None  # the epoch's next batch, being read on the read-ahead thread
+        self._ahead = None  # the epoch's next batch, being read on the work-ahead thread
         self._ahead_pool = None  # the one-thread DALI pool that read runs on (made on first use)
+        # calls on this reader's outputs worked ahead (runtime/_ahead.py): pending results, and
+        # the operator instances, pools and streams they run on (used on the work-ahead thread)
+        self._work, self._work_ops, self._work_pools, self._work_streams = {}, {}, {}, {}
+        self._tracked_ids = ()
         self._api_type = None
 
     def _init_backend(self, batch_size):
@@ -239,7 +222,7 @@ class Reader:
     # code between two batches must not run inside it (its device would become the thread's
     # current one, and stay so while the generator is suspended).
     #
-    # With DALI_MIGRATE_READ_AHEAD=1 (see _READ_AHEAD),
+    # Unless DALI_MIGRATE_READ_AHEAD=0 (see _READ_AHEAD),
     # a CPU reader reads the epoch's next batch on a thread of its own while the caller works on
     # the current one, as a pipeline's CPU stage runs ahead of its GPU stage: on the GPU machine
     # the reader's copy of a batch of 256 JPEGs is a quarter of an eager iteration. The items and
@@ -253,20 +236,29 @@ class Reader:
             self._init_backend(batch_size)
             epoch_size = self._epoch_size()
         ahead = self._may_read_ahead()
+        stream = ctx.cuda_stream if ahead else None
         idx = 0
-        while idx < epoch_size:
-            pending, self._ahead = self._ahead, None
-            if pending is not None:
-                outs = pending.result()
-            else:
-                with ctx:
-                    outs = self._run(batch_size)
-            idx += len(outs[0])
-            if ahead and idx < epoch_size:
-                # kept on the reader, not in this generator: a caller that stops mid-epoch and
-                # calls next_epoch() again gets this batch, the one an eager reader reads next
-                self._ahead = _read_ahead_pool().submit(self._run_ahead, batch_size)
-            yield tuple(Batch(_tl=o) for o in outs)
+        outs = ()
+        try:
+            while idx < epoch_size:
+                pending, self._ahead = self._ahead, None
+                if pending is not None:
+                    outs = pending.result()
+                else:
+                    with ctx:
+                        outs = self._run(batch_size)
+                idx += len(outs[0])
+                if ahead and idx < epoch_size:
+                    # kept on the reader, not in this generator: a caller that stops mid-epoch
+                    # and calls next_epoch() again gets this batch, the one an eager reader
+                    # reads next
+                    self._ahead = _ahead.executor().submit(self._run_ahead, batch_size, stream)
+                if ahead:
+                    _ahead.track(self, outs)
+                yield tuple(Batch(_tl=o) for o in outs)
+        finally:
+            if ahead:
+                _ahead.untrack(self, outs)
         with ctx:
             self._advance_shard()
 
@@ -274,13 +266,14 @@ class Reader:
         return (_READ_AHEAD and self._op is not None and self._op_backend == "cpu"
                 and not self._checkpointing_enabled)
 
-    def _run_ahead(self, bs):
+    def _run_ahead(self, bs, stream):
         # A pool of its own: a DALI thread pool runs one operator at a time, and the caller's
-        # pool is busy with the caller's operators meanwhile.
+        # pool is busy with the caller's operators meanwhile. The caller's stream, as the eager
+        # read has: the outputs' buffers are then freed in that stream's order (see _READ_AHEAD).
         pool = self._ahead_pool
         if pool is None:
             pool = self._ahead_pool = _be.ThreadPool(1, None)
-        return self._op.run(pool, [], {}, bs, None)
+        return self._op.run(pool, [], {}, bs, stream)
 
     def _samples(self, ctx):
         ctx = ctx or _eval.EvalContext.current()

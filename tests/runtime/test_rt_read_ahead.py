@@ -1,5 +1,5 @@
-"""With DALI_MIGRATE_READ_AHEAD=1, readers read the epoch's next batch ahead on a thread of their
-own (runtime/_readers.py; opt-in, see _READ_AHEAD there).
+"""Readers read the epoch's next batch ahead on a thread of their own (runtime/_readers.py; off
+with DALI_MIGRATE_READ_AHEAD=0, see _READ_AHEAD there).
 
 What must not change: the items and their order (with breaks mid-epoch too), and where an error
 of a read surfaces (at the next() that asks for that batch, and the reader goes on after it).
@@ -21,7 +21,7 @@ def _key(batches):
 
 def _stream(image_dir, read_ahead, monkeypatch):
     """Batches of a shuffled reader, with the caller stopping mid-epoch twice."""
-    monkeypatch.setattr(_readers, "_READ_AHEAD", read_ahead)  # opt-in: DALI_MIGRATE_READ_AHEAD=1
+    monkeypatch.setattr(_readers, "_READ_AHEAD", read_ahead)
     reader = ndd.readers.File(file_root=image_dir, random_shuffle=True, seed=5, initial_fill=8)
     got, seen_ahead = [], False
     for stop in (2, None, 4, None, None):

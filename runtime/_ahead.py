@@ -1,0 +1,178 @@
+"""Working ahead of the caller, as a pipeline's prefetching does, without changing any result.
+
+A converted loop reads a batch, then calls operators on it. Pipeline mode runs the next batch's
+reader and decoder while the current one is being used; eager calls cannot, since nothing is
+known of batch i+1 before the caller asks. Two things are known, though:
+
+- a CPU reader's next batch: the reader reads it on the work-ahead thread while the caller works
+  on the current one (`runtime/_readers.py`);
+- what the caller did with the current batch: a call of a *deterministic, stateless* operator
+  whose inputs are all outputs of one reader's current batch (``decoders.image(jpegs)``). The
+  same call on the batch being read ahead gives the same bytes whenever it runs, so it runs on
+  the work-ahead thread too, and when the caller makes that call on that batch the result is
+  handed over instead of computed again.
+
+Kept as eager calls are: random operators (their state would advance early), stateful ones,
+operators with side effects (no-prune), calls with tensor arguments, calls on anything but the
+reader's own outputs. A call made ahead that failed is forgotten: the caller's own call then
+runs eagerly and raises where it always did. The work-ahead copy of an operator is an instance
+of its own (a backend operator instance is not safe to run from two threads), with its own
+thread pool, and GPU work runs on a stream of its own; the caller's stream waits for it when the
+result is handed over (`_set_stream`: DALI records an event and makes the caller's stream wait,
+and the buffers are then freed in the caller's stream order).
+
+Only calls of GPU (and mixed) operators are worked ahead: they overlap the caller's GPU work and
+the decoder's hardware, as a pipeline's stages do. A CPU operator worked ahead competes for the
+cores the caller's own CPU operators keep busy (2-core VM, CPU decoder ahead: the caller's
+random_resized_crop took twice as long, and the loop was slower than eager); CPU_OPERATORS turns
+it on for them too (the tests use it to exercise the mechanism without a GPU).
+
+``DALI_MIGRATE_READ_AHEAD=0`` turns all of it off (eager reads and calls).
+"""
+
+import concurrent.futures
+import os
+import threading
+
+from . import _backend as _be
+
+ENABLED = os.environ.get("DALI_MIGRATE_READ_AHEAD", "1") != "0"
+CPU_OPERATORS = False
+
+_lock = threading.Lock()
+_executor = None
+
+# id(TensorList) -> (reader, output index, TensorList) for the batch each reader yielded last
+_tracked = {}
+
+
+def executor():
+    """One thread for all reading and working ahead: reads stay in submission order, and the
+    work on a batch starts after its read."""
+    global _executor
+    with _lock:
+        if _executor is None:
+            _executor = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="dali-migrate-ahead")
+        return _executor
+
+
+def _forget_after_fork():
+    global _executor
+    _executor = None  # its thread did not survive the fork
+    _tracked.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_after_fork)
+
+
+def track(reader, tls):
+    """`tls` are the outputs of the batch `reader` is handing to its caller (the previous
+    batch's are no longer worked on)."""
+    for i in reader._tracked_ids:
+        e = _tracked.get(i)
+        if e is not None and e[0] is reader:
+            del _tracked[i]
+    ids = []
+    for j, tl in enumerate(tls):
+        _tracked[id(tl)] = (reader, j, tl)
+        ids.append(id(tl))
+    reader._tracked_ids = ids
+
+
+def untrack(reader, tls):
+    """An iterator of `reader` that handed out `tls` last has ended."""
+    for tl in tls:
+        e = _tracked.get(id(tl))
+        if e is not None and e[2] is tl:
+            del _tracked[id(tl)]
+
+
+def eligible(d):
+    r = d._ahead_ok
+    if r is None:
+        s = d.schema
+        no_prune = s.IsNoPrune() if hasattr(s, "IsNoPrune") else True
+        r = d._ahead_ok = not (d.random_state or d.random_seed or d.stateful or no_prune)
+    return r
+
+
+class _Work:
+    __slots__ = ("future",)
+
+    def __init__(self, future):
+        self.future = future
+
+
+def _backend_stream(stream, device_id):
+    """The stream a GPU operator call on `device_id` runs on, as `_backend.Operator.run` picks."""
+    if stream is not None:
+        dev = getattr(stream, "device_id", None)
+        if dev is None or dev == device_id:
+            return getattr(stream, "_backend_obj", stream)
+    return _be.stream_for_device(device_id)
+
+
+def take_or_start(key, in_tls, ctx_stream, backend, device_id, num_threads, batch_size, make_op):
+    """Outputs of this call computed ahead (None: run it now), and the same call started on the
+    batch being read ahead. `key` identifies the call (operator, arguments, input metadata)."""
+    if backend == "cpu" and not CPU_OPERATORS:
+        return None
+    reader = None
+    idx = []
+    for tl in in_tls:
+        e = _tracked.get(id(tl))
+        if e is None or e[2] is not tl or (reader is not None and e[0] is not reader):
+            return None
+        reader = e[0]
+        idx.append(e[1])
+    if reader is None:
+        return None
+    wkey = (key, tuple(idx))
+    outs = None
+    work = reader._work.pop(wkey, None)
+    if work is not None:
+        try:
+            ins, res = work.future.result()
+        except Exception:  # noqa: BLE001 - the eager call raises it where it belongs
+            ins = res = None
+        if res is not None and len(ins) == len(in_tls) and all(a is b for a, b in zip(ins, in_tls)):
+            if backend != "cpu":
+                target = _backend_stream(ctx_stream, device_id)
+                for o in res:
+                    o._set_stream(target)
+            outs = res
+    ahead = reader._ahead
+    if ahead is not None:
+        stream = ctx_stream if backend == "cpu" else None
+        fut = executor().submit(_work_ahead, reader, wkey, ahead, tuple(idx), stream, backend,
+                                device_id, num_threads, batch_size, make_op)
+        reader._work[wkey] = _Work(fut)
+    return outs
+
+
+def _work_ahead(reader, wkey, read, idx, stream, backend, device_id, num_threads, batch_size, make_op):
+    """On the work-ahead thread: the call on the batch read ahead. -> (inputs, outputs)."""
+    outs = read.result()
+    ins = tuple(outs[j] for j in idx)
+    if len(ins[0]) != batch_size:
+        return ins, None  # the epoch's last, shorter batch: a call of another size
+    op = reader._work_ops.get(wkey)
+    if op is None:
+        op = reader._work_ops[wkey] = make_op()
+    pools = reader._work_pools
+    pkey = (num_threads, None if backend == "cpu" else device_id)
+    pool = pools.get(pkey)
+    if pool is None:
+        pool = pools[pkey] = _be.ThreadPool(num_threads, pkey[1])
+    if backend == "cpu":
+        return ins, op.run(pool, list(ins), {}, batch_size, stream)
+    s = reader._work_streams.get(device_id)
+    if s is None:
+        with _be.device_guard(device_id):
+            s = reader._work_streams[device_id] = _be._b.Stream(device_id)
+    res = op.run(pool, list(ins), {}, batch_size, s)
+    # complete before it is handed over: the inputs may be freed in the caller's stream order
+    # once the caller has the result
+    _be._b.CUDAStreamSynchronize(s)
+    return ins, res

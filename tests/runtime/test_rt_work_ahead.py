@@ -1,0 +1,159 @@
+"""Working ahead (runtime/_ahead.py): while the caller works on a reader's batch, the calls it made
+on the previous batch's outputs that are deterministic and stateless run on the batch read ahead,
+and the caller's same call takes that result.
+
+What must not change: every output byte, random streams (random operators are never worked
+ahead), and where an error surfaces (the caller's own call raises it).
+"""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("nvidia.dali")
+
+import dali_migrate.runtime as ndd  # noqa: E402
+from dali_migrate.runtime import _ahead, _backend, _readers  # noqa: E402
+
+_NO_GPU = _backend.cuda_device_count() == 0
+DEVICES = ["cpu", pytest.param("gpu", marks=[pytest.mark.gpu, pytest.mark.skipif(_NO_GPU, reason="no CUDA device")])]
+
+
+@pytest.fixture(autouse=True)
+def _cpu_operators_too(monkeypatch):
+    """CPU operators are worked ahead only when asked (see _ahead.CPU_OPERATORS): these tests ask,
+    so the mechanism runs without a GPU."""
+    monkeypatch.setattr(_ahead, "CPU_OPERATORS", True)
+
+
+def _loop(image_dir, on, monkeypatch, stops=(3, None, None), device="cpu"):
+    monkeypatch.setattr(_readers, "_READ_AHEAD", on)
+    reader = ndd.readers.File(file_root=image_dir, random_shuffle=True, seed=7, initial_fill=8)
+    rng = ndd.random.RNG(seed=3)
+    out = []
+    for stop in stops:
+        for i, (jpegs, labels) in enumerate(reader.next_epoch(batch_size=4)):
+            images = ndd.decoders.image(jpegs, device=device)
+            images = ndd.resize(images, size=[24, 24])  # fed by the decoder, not the reader: eager
+            flip = ndd.random.coin_flip(probability=0.5, batch_size=4, rng=rng)
+            images = ndd.flip(images, horizontal=flip)
+            if device == "gpu":
+                images = images.cpu()
+            out.append([np.asarray(t).tobytes() for t in images] + [np.asarray(t).tobytes() for t in labels])
+            if stop is not None and i + 1 == stop:
+                break
+    return out
+
+
+def _spy(monkeypatch):
+    calls = {"worked": 0, "taken": 0}
+    work, take = _ahead._work_ahead, _ahead.take_or_start
+
+    def worked(*a, **k):
+        calls["worked"] += 1
+        return work(*a, **k)
+
+    def taken(*a, **k):
+        res = take(*a, **k)
+        calls["taken"] += res is not None
+        return res
+
+    monkeypatch.setattr(_ahead, "_work_ahead", worked)
+    monkeypatch.setattr(_ahead, "take_or_start", taken)
+    return calls
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_same_bytes_as_eager_and_the_decoder_was_worked_ahead(image_dir, monkeypatch, device):
+    calls = _spy(monkeypatch)
+    ahead = _loop(image_dir, True, monkeypatch, device=device)
+    used = dict(calls)
+    eager = _loop(image_dir, False, monkeypatch, device=device)
+    assert ahead == eager
+    assert len(ahead) == 3 + 6 + 6
+    # one decode per batch after each epoch's first was handed over; only the decoder is worked
+    # on (resize reads the decoder's outputs, flip has a tensor argument)
+    assert used["taken"] >= 10, used
+    assert calls == used  # nothing of the kind without reading ahead
+
+
+def test_cpu_operators_are_not_worked_ahead_by_default(image_dir, monkeypatch):
+    monkeypatch.setattr(_ahead, "CPU_OPERATORS", False)
+    calls = _spy(monkeypatch)
+    assert _loop(image_dir, True, monkeypatch) == _loop(image_dir, False, monkeypatch)
+    assert calls["worked"] == 0 and calls["taken"] == 0
+
+
+def test_random_operators_are_not_worked_ahead(image_dir, monkeypatch):
+    calls = _spy(monkeypatch)
+    monkeypatch.setattr(_readers, "_READ_AHEAD", True)
+    reader = ndd.readers.File(file_root=image_dir, seed=1)
+    rng_a, rng_b = ndd.random.RNG(seed=9), ndd.random.RNG(seed=9)
+    got = []
+    for jpegs, _ in reader.next_epoch(batch_size=4):
+        # a random operator on the reader's own outputs: its RNG must advance at the call only
+        got.append([np.asarray(t).shape for t in ndd.decoders.image_random_crop(jpegs, rng=rng_a)])
+    reader2 = ndd.readers.File(file_root=image_dir, seed=1)
+    monkeypatch.setattr(_readers, "_READ_AHEAD", False)
+    want = [[np.asarray(t).shape for t in ndd.decoders.image_random_crop(j, rng=rng_b)]
+            for j, _ in reader2.next_epoch(batch_size=4)]
+    assert got == want
+    assert calls["worked"] == 0 and calls["taken"] == 0
+
+
+class _FailingOp:
+    def __init__(self, op):
+        self._op = op
+
+    def run(self, *args):
+        raise RuntimeError("decoder on fire")
+
+
+def test_a_call_that_failed_ahead_runs_again_at_the_callers_call(image_dir, monkeypatch):
+    monkeypatch.setattr(_readers, "_READ_AHEAD", True)
+    reader = ndd.readers.File(file_root=image_dir, seed=1)
+    made = []
+    real = _ahead._work_ahead
+
+    def failing_first(reader_, wkey, *rest):
+        if not made:  # the first work-ahead instance fails every run
+            reader_._work_ops[wkey] = _FailingOp(None)
+            made.append(wkey)
+        return real(reader_, wkey, *rest)
+
+    monkeypatch.setattr(_ahead, "_work_ahead", failing_first)
+    shapes = []
+    for jpegs, _ in reader.next_epoch(batch_size=4):
+        shapes.append([np.asarray(t).shape for t in ndd.decoders.image(jpegs, device="cpu")])
+    monkeypatch.setattr(_readers, "_READ_AHEAD", False)
+    reader2 = ndd.readers.File(file_root=image_dir, seed=1)
+    want = [[np.asarray(t).shape for t in ndd.decoders.image(j, device="cpu")]
+            for j, _ in reader2.next_epoch(batch_size=4)]
+    assert made and shapes == want
+
+
+def test_an_error_of_the_call_is_raised_by_the_callers_call(tmp_path, image_dir, monkeypatch):
+    """A batch with a file that is not an image: the decoder worked ahead fails; the caller's own
+    decode call of that batch raises DALI's error, and the batches before it were decoded."""
+    import shutil
+
+    d = tmp_path / "data" / "a"
+    d.mkdir(parents=True)
+    jpgs = sorted(p for p in __import__("pathlib").Path(image_dir).rglob("*.jpg"))[:8]
+    for i, p in enumerate(jpgs):
+        shutil.copy(p, d / f"{i:02d}.jpg")
+    (d / "05.jpg").write_bytes(b"not a jpeg at all")
+    def run(on):
+        monkeypatch.setattr(_readers, "_READ_AHEAD", on)
+        reader = ndd.readers.File(file_root=str(tmp_path / "data"))
+        decoded = 0
+        with pytest.raises(Exception) as err:
+            for jpegs, _ in reader.next_epoch(batch_size=4):
+                ndd.decoders.image(jpegs, device="cpu").evaluate()
+                decoded += 1
+        return decoded, type(err.value), str(err.value)
+
+    calls = _spy(monkeypatch)
+    ahead = run(True)
+    assert calls["worked"] == 1 and calls["taken"] == 0  # the second batch's decode failed ahead
+    assert ahead == run(False)
+    assert ahead[0] == 1  # the first batch; the second holds the broken file
