@@ -147,17 +147,38 @@ def throughput(kinds, device, data_root, batch, threads, iters, rounds, warmup, 
     return {k: statistics.median(v) for k, v in res.items()}, res
 
 
+def _gpu_used_bytes():
+    """Device memory in use on GPU 0 (total - free): each variant runs alone on the GPU in a
+    process of its own, so this is that process's (DALI's pools, CUDA context, torch's)."""
+    import torch
+
+    free, total = torch.cuda.mem_get_info(0)
+    return total - free
+
+
 def rss_run(kind, device, data_root, batch, threads, iters, every=50):
-    """In this process: run `iters` steps of one variant, sampling RSS every `every` steps."""
+    """In this process: run `iters` steps of one variant, sampling RSS (and on the GPU, device
+    memory in use) every `every` steps."""
     step = make_variant(kind, device, data_root, batch, threads)
-    samples = []
+    samples, gpu = [], []
     t0 = time.perf_counter()
     for i in range(1, iters + 1):
         step()
         if i % every == 0:
             samples.append((i, _common.rss_bytes()))
+            if device == "gpu":
+                gpu.append((i, _gpu_used_bytes()))
     dt = time.perf_counter() - t0
-    return {"kind": kind, "iters": iters, "samples": samples, "images_per_s": iters * batch / dt}
+    r = {"kind": kind, "iters": iters, "samples": samples, "images_per_s": iters * batch / dt}
+    if gpu:
+        r["gpu_samples"] = gpu
+    return r
+
+
+def _levels(s, iters):
+    half = [v for i, v in s if i > iters // 2]
+    q = [v for i, v in s if i >= iters // 4]
+    return statistics.median(half) / 2**20, (s[-1][1] - q[0]) / 2**20, max(v for _, v in s) / 2**20
 
 
 def rss_compare(kinds, device, data_root, batch, threads, iters):
@@ -173,12 +194,9 @@ def rss_compare(kinds, device, data_root, batch, threads, iters):
             print(f"  [rss {k}] failed:\n{p.stderr[-2000:]}", file=sys.stderr)
             continue
         r = json.loads(p.stdout.strip().splitlines()[-1])
-        s = r["samples"]
-        half = [v for i, v in s if i > iters // 2]
-        q = [v for i, v in s if i >= iters // 4]
-        r["steady_mb"] = statistics.median(half) / 2**20
-        r["growth_mb"] = (s[-1][1] - q[0]) / 2**20
-        r["peak_mb"] = max(v for _, v in s) / 2**20
+        r["steady_mb"], r["growth_mb"], r["peak_mb"] = _levels(r["samples"], iters)
+        if "gpu_samples" in r:
+            r["gpu_steady_mb"], r["gpu_growth_mb"], r["gpu_peak_mb"] = _levels(r["gpu_samples"], iters)
         out[k] = r
     return out
 

@@ -177,6 +177,28 @@ def gpu_loop(quick, data):
     return out
 
 
+def gpu_memory(quick, data):
+    from benchmarks import bench_loop
+
+    threads = min(len(os.sched_getaffinity(0)), 8)
+    iters = 500 if quick else 4000
+    r = bench_loop.rss_compare(["pipeline", "ours"], "gpu", data, 64, threads, iters)
+    ref = r.get("pipeline")
+    rows = []
+    for k, v in r.items():
+        rows.append([k, iters, f"{v['steady_mb']:.0f}", f"{v['growth_mb']:+.0f}",
+                     f"{v['steady_mb'] / ref['steady_mb']:.2f}" if ref else "-",
+                     f"{v['gpu_steady_mb']:.0f}", f"{v['gpu_growth_mb']:+.0f}",
+                     f"{v['gpu_steady_mb'] / ref['gpu_steady_mb']:.2f}" if ref else "-"])
+    _print_table("Memory of the GPU RN50 loop, batch 64 (MB; steady = median of 2nd half, growth = "
+                 "end - 25%; GPU = device memory in use)", rows,
+                 ["variant", "iterations", "host RSS", "growth", "ratio", "GPU", "growth", "ratio"])
+    for v in r.values():
+        v.pop("samples", None)
+        v.pop("gpu_samples", None)
+    return r
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--suite", choices=["cpu", "gpu", "all"], default="all")
@@ -232,11 +254,14 @@ def main(argv=None):
         else:
             if want("overhead"):
                 part("gpu", "overhead", gpu_overhead, args.quick)
-            if want("loop"):
+            if want("loop") or want("memory"):
                 n = 1024 if args.quick else 4096
                 data = _common.make_jpegs(base / f"dali_migrate_bench_jpegs_{n}_300_500", n,
                                           300, 500)
+            if want("loop"):
                 part("gpu", "loop", gpu_loop, args.quick, data)
+            if want("memory"):
+                part("gpu", "memory", gpu_memory, args.quick, data)
     results["seconds"] = time.perf_counter() - t0
     print(f"\n(total {results['seconds']:.0f} s)")
     if args.json:

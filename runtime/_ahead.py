@@ -161,16 +161,17 @@ def _work_ahead(reader, wkey, read, idx, stream, backend, device_id, num_threads
     if op is None:
         op = reader._work_ops[wkey] = make_op()
     pools = reader._work_pools
-    pkey = (num_threads, None if backend == "cpu" else device_id)
+    pkey = (num_threads, None if backend == "cpu" else op._gpu_id)
     pool = pools.get(pkey)
     if pool is None:
         pool = pools[pkey] = _be.ThreadPool(num_threads, pkey[1])
     if backend == "cpu":
         return ins, op.run(pool, list(ins), {}, batch_size, stream)
-    s = reader._work_streams.get(device_id)
+    dev = op._gpu_id  # the device the operator was made for (device_id may have been None)
+    s = reader._work_streams.get(dev)
     if s is None:
-        with _be.device_guard(device_id):
-            s = reader._work_streams[device_id] = _be._b.Stream(device_id)
+        with _be.device_guard(dev):
+            s = reader._work_streams[dev] = _be._b.Stream(dev)
     res = op.run(pool, list(ins), {}, batch_size, s)
     # complete before it is handed over: the inputs may be freed in the caller's stream order
     # once the caller has the result

@@ -406,7 +406,7 @@ def invoke(d, inputs, kwargs, batch_size=None, device=None, rng=None, site=None,
         # the result of this call worked ahead, if it was (runtime/_ahead.py)
         if _ahead._tracked and not arg_tls and _ahead.eligible(d):
             outs = _ahead.take_or_start(
-                key, in_tls, ctx.cuda_stream, backend, dev_id, nt, n,
+                key, in_tls, ctx.cuda_stream, backend, op._gpu_id, nt, n,
                 lambda: _be.Operator(d.schema_name, backend, static, in_meta, arg_meta, max_bs, nt,
                                      dev_id))
             if outs is not None:
