@@ -33,6 +33,24 @@ def main(argv=None):
         for _ in range(calls):
             ndd.flip(x, horizontal=1)
         plain = (time.perf_counter() - t0) / calls * 1e6
+        # where the rest goes: the call with its output kept (no free in the loop), the free
+        # alone, and a stream sync per call (is the GPU work itself the bound?)
+        kept = []
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            kept.append(ndd.flip(x, horizontal=1))
+        keep = (time.perf_counter() - t0) / calls * 1e6
+        t0 = time.perf_counter()
+        kept.clear()
+        free = (time.perf_counter() - t0) / calls * 1e6
+        ctx = ndd.EvalContext.current()
+        t0 = time.perf_counter()
+        for _ in range(calls // 10):
+            ndd.flip(x, horizontal=1)
+            ctx.cuda_stream.synchronize()
+        synced = (time.perf_counter() - t0) / (calls // 10) * 1e6
+        print(f"## batch {bs}: outputs kept {keep:.1f} us per call; freeing them {free:.1f} us "
+              f"each; with a stream sync per call {synced:.1f} us")
         pr = cProfile.Profile()
         pr.enable()
         for _ in range(calls):

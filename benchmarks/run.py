@@ -182,7 +182,7 @@ def gpu_memory(quick, data):
 
     threads = min(len(os.sched_getaffinity(0)), 8)
     iters = 500 if quick else 4000
-    r = bench_loop.rss_compare(["pipeline", "ours"], "gpu", data, 64, threads, iters)
+    r = bench_loop.rss_compare(["pipeline", "ours", "ours_eager"], "gpu", data, 64, threads, iters)
     ref = r.get("pipeline")
     rows = []
     for k, v in r.items():

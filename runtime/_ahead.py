@@ -40,25 +40,26 @@ ENABLED = os.environ.get("DALI_MIGRATE_READ_AHEAD", "1") != "0"
 CPU_OPERATORS = False
 
 _lock = threading.Lock()
-_executor = None
+_executors = {}
 
 # id(TensorList) -> (reader, output index, TensorList) for the batch each reader yielded last
 _tracked = {}
 
 
-def executor():
-    """One thread for all reading and working ahead: reads stay in submission order, and the
-    work on a batch starts after its read."""
-    global _executor
+def executor(kind):
+    """One thread for all reads ahead ("read": they stay in submission order) and one for all
+    calls worked ahead ("work": a call waits for its batch's read, and does not hold up the next
+    read, which would put a read on the critical path of every iteration)."""
     with _lock:
-        if _executor is None:
-            _executor = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="dali-migrate-ahead")
-        return _executor
+        ex = _executors.get(kind)
+        if ex is None:
+            ex = _executors[kind] = concurrent.futures.ThreadPoolExecutor(
+                1, thread_name_prefix=f"dali-migrate-{kind}-ahead")
+        return ex
 
 
 def _forget_after_fork():
-    global _executor
-    _executor = None  # its thread did not survive the fork
+    _executors.clear()  # their threads did not survive the fork
     _tracked.clear()
 
 
@@ -145,7 +146,7 @@ def take_or_start(key, in_tls, ctx_stream, backend, device_id, num_threads, batc
     ahead = reader._ahead
     if ahead is not None:
         stream = ctx_stream if backend == "cpu" else None
-        fut = executor().submit(_work_ahead, reader, wkey, ahead, tuple(idx), stream, backend,
+        fut = executor("work").submit(_work_ahead, reader, wkey, ahead, tuple(idx), stream, backend,
                                 device_id, num_threads, batch_size, make_op)
         reader._work[wkey] = _Work(fut)
     return outs

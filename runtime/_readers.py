@@ -252,7 +252,7 @@ class Reader:
                     # kept on the reader, not in this generator: a caller that stops mid-epoch
                     # and calls next_epoch() again gets this batch, the one an eager reader
                     # reads next
-                    self._ahead = _ahead.executor().submit(self._run_ahead, batch_size, stream)
+                    self._ahead = _ahead.executor("read").submit(self._run_ahead, batch_size, stream)
                 if ahead:
                     _ahead.track(self, outs)
                 yield tuple(Batch(_tl=o) for o in outs)
