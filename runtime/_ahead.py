@@ -15,11 +15,13 @@ known of batch i+1 before the caller asks. Two things are known, though:
 Kept as eager calls are: random operators (their state would advance early), stateful ones,
 operators with side effects (no-prune), calls with tensor arguments, calls on anything but the
 reader's own outputs. A call made ahead that failed is forgotten: the caller's own call then
-runs eagerly and raises where it always did. The work-ahead copy of an operator is an instance
-of its own (a backend operator instance is not safe to run from two threads), with its own
-thread pool, and GPU work runs on a stream of its own; the caller's stream waits for it when the
-result is handed over (`_set_stream`: DALI records an event and makes the caller's stream wait,
-and the buffers are then freed in the caller's stream order).
+runs eagerly and raises where it always did. The call ahead runs on the caller's own operator
+instance (a second instance of a GPU decoder cost ~270 MB of host and of device memory on the
+H100), never at the same time as the caller (`settle`: a backend operator instance is not safe to
+run from two threads), with a thread pool of its own; GPU work runs on a stream of its own, and
+the caller's stream waits for it when the result is handed over (`_set_stream`: DALI records an
+event and makes the caller's stream wait, and the buffers are then freed in the caller's stream
+order).
 
 Only calls of GPU (and mixed) operators are worked ahead: they overlap the caller's GPU work and
 the decoder's hardware, as a pipeline's stages do. A CPU operator worked ahead competes for the
@@ -98,13 +100,6 @@ def eligible(d):
     return r
 
 
-class _Work:
-    __slots__ = ("future",)
-
-    def __init__(self, future):
-        self.future = future
-
-
 def _backend_stream(stream, device_id):
     """The stream a GPU operator call on `device_id` runs on, as `_backend.Operator.run` picks."""
     if stream is not None:
@@ -114,53 +109,65 @@ def _backend_stream(stream, device_id):
     return _be.stream_for_device(device_id)
 
 
-def take_or_start(key, in_tls, ctx_stream, backend, device_id, num_threads, batch_size, make_op):
-    """Outputs of this call computed ahead (None: run it now), and the same call started on the
-    batch being read ahead. `key` identifies the call (operator, arguments, input metadata)."""
+def settle(op):
+    """Wait until no call worked ahead is running on `op` (an instance serves one thread at a time)."""
+    f = op._ahead_future
+    if f is not None:
+        concurrent.futures.wait([f])
+        op._ahead_future = None
+
+
+def take(key, in_tls, ctx_stream, backend, op):
+    """(outputs of this call computed ahead or None, a ticket for `start` or None). `key`
+    identifies the call (operator, arguments, input metadata)."""
     if backend == "cpu" and not CPU_OPERATORS:
-        return None
+        return None, None
     reader = None
     idx = []
     for tl in in_tls:
         e = _tracked.get(id(tl))
         if e is None or e[2] is not tl or (reader is not None and e[0] is not reader):
-            return None
+            return None, None
         reader = e[0]
         idx.append(e[1])
     if reader is None:
-        return None
+        return None, None
     wkey = (key, tuple(idx))
     outs = None
-    work = reader._work.pop(wkey, None)
-    if work is not None:
+    fut = reader._work.pop(wkey, None)
+    if fut is not None:
         try:
-            ins, res = work.future.result()
+            ins, res = fut.result()
         except Exception:  # noqa: BLE001 - the eager call raises it where it belongs
             ins = res = None
         if res is not None and len(ins) == len(in_tls) and all(a is b for a, b in zip(ins, in_tls)):
             if backend != "cpu":
-                target = _backend_stream(ctx_stream, device_id)
+                target = _backend_stream(ctx_stream, op._gpu_id)
                 for o in res:
                     o._set_stream(target)
             outs = res
+    return outs, (reader, wkey, tuple(idx))
+
+
+def start(ticket, op, ctx_stream, backend, num_threads, batch_size):
+    """After the caller's call (taken or made): the same call on the batch being read ahead, on
+    the caller's operator instance, which the caller does not run meanwhile (`settle`)."""
+    reader, wkey, idx = ticket
     ahead = reader._ahead
-    if ahead is not None:
-        stream = ctx_stream if backend == "cpu" else None
-        fut = executor("work").submit(_work_ahead, reader, wkey, ahead, tuple(idx), stream, backend,
-                                device_id, num_threads, batch_size, make_op)
-        reader._work[wkey] = _Work(fut)
-    return outs
+    if ahead is None:
+        return
+    stream = ctx_stream if backend == "cpu" else None
+    fut = executor("work").submit(_work_ahead, reader, ahead, idx, stream, backend, num_threads,
+                                  batch_size, op)
+    reader._work[wkey] = op._ahead_future = fut
 
 
-def _work_ahead(reader, wkey, read, idx, stream, backend, device_id, num_threads, batch_size, make_op):
+def _work_ahead(reader, read, idx, stream, backend, num_threads, batch_size, op):
     """On the work-ahead thread: the call on the batch read ahead. -> (inputs, outputs)."""
     outs = read.result()
     ins = tuple(outs[j] for j in idx)
     if len(ins[0]) != batch_size:
         return ins, None  # the epoch's last, shorter batch: a call of another size
-    op = reader._work_ops.get(wkey)
-    if op is None:
-        op = reader._work_ops[wkey] = make_op()
     pools = reader._work_pools
     pkey = (num_threads, None if backend == "cpu" else op._gpu_id)
     pool = pools.get(pkey)
@@ -168,7 +175,7 @@ def _work_ahead(reader, wkey, read, idx, stream, backend, device_id, num_threads
         pool = pools[pkey] = _be.ThreadPool(num_threads, pkey[1])
     if backend == "cpu":
         return ins, op.run(pool, list(ins), {}, batch_size, stream)
-    dev = op._gpu_id  # the device the operator was made for (device_id may have been None)
+    dev = op._gpu_id
     s = reader._work_streams.get(dev)
     if s is None:
         with _be.device_guard(dev):

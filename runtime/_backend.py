@@ -260,6 +260,7 @@ class Operator:
         self.schema_name = schema_name
         self.backend = backend
         self.max_batch_size = max_batch_size
+        self._ahead_future = None  # a call worked ahead on this instance (runtime/_ahead.py)
         spec, self.num_outputs = build_spec(schema_name, backend, static_args, inputs_meta,
                                             arg_names_meta)
         self.arg_names = sorted(arg_names_meta)

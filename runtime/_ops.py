@@ -404,43 +404,49 @@ def invoke(d, inputs, kwargs, batch_size=None, device=None, rng=None, site=None,
         else:
             _cache.move_to_end(key)
         # the result of this call worked ahead, if it was (runtime/_ahead.py)
+        ticket = None
         if _ahead._tracked and not arg_tls and _ahead.eligible(d):
-            outs = _ahead.take_or_start(
-                key, in_tls, ctx.cuda_stream, backend, op._gpu_id, nt, n,
-                lambda: _be.Operator(d.schema_name, backend, static, in_meta, arg_meta, max_bs, nt,
-                                     dev_id))
+            outs, ticket = _ahead.take(key, in_tls, ctx.cuda_stream, backend, op)
             if outs is not None:
+                _ahead.start(ticket, op, ctx.cuda_stream, backend, nt, n)
                 return wrap_outputs(outs, is_batch)
-        if small is not None:
-            st = _small_state.get(key)
-            if st is True:  # probed: small work
-                return wrap_outputs(op.run(pool, in_tls, arg_tls, n, ctx.cuda_stream), is_batch)
+        if op._ahead_future is not None:
+            _ahead.settle(op)
+        if small is not None and _small_state.get(key) is not True:
             t0 = _perf_counter()
             outs = op.run(pool, in_tls, arg_tls, n, ctx.cuda_stream)
-            dt = _perf_counter() - t0
-            # Probe the first _SMALL_PROBE runs of a key: the fastest of them is the work (a
-            # loaded machine delays some runs, never all). Real work goes to the full pool.
-            if st is None:
-                if len(_small_state) > 4096:
-                    _small_state.clear()
-                _small_state[key] = [1, dt]
-            else:
-                st[0] += 1
-                if dt < st[1]:
-                    st[1] = dt
-                if st[0] >= _SMALL_PROBE:
-                    if st[1] > _SMALL_MAX_S:
-                        if len(_demoted) > 4096:
-                            _demoted.clear()
-                        _demoted.add(key)
-                        del _small_state[key]
-                    else:
-                        _small_state[key] = True
-            return wrap_outputs(outs, is_batch)
+            _probe_small(key, _perf_counter() - t0)
+        else:
+            outs = op.run(pool, in_tls, arg_tls, n, ctx.cuda_stream)
+        if ticket is not None:
+            _ahead.start(ticket, op, ctx.cuda_stream, backend, nt, n)
+        return wrap_outputs(outs, is_batch)
 
     # 5. run and wrap
     outs = op.run(pool, in_tls, arg_tls, n, ctx.cuda_stream)
     return wrap_outputs(outs, is_batch)
+
+
+def _probe_small(key, dt):
+    """Probe the first _SMALL_PROBE runs of a key on the one-thread pool: the fastest of them is
+    the work (a loaded machine delays some runs, never all). Real work goes to the full pool."""
+    st = _small_state.get(key)
+    if st is None:
+        if len(_small_state) > 4096:
+            _small_state.clear()
+        _small_state[key] = [1, dt]
+        return
+    st[0] += 1
+    if dt < st[1]:
+        st[1] = dt
+    if st[0] >= _SMALL_PROBE:
+        if st[1] > _SMALL_MAX_S:
+            if len(_demoted) > 4096:
+                _demoted.clear()
+            _demoted.add(key)
+            del _small_state[key]
+        else:
+            _small_state[key] = True
 
 
 _perf_counter = time.perf_counter

@@ -107,8 +107,8 @@ class Reader:
         self._ahead = None  # the epoch's next batch, being read on the work-ahead thread
         self._ahead_pool = None  # the one-thread DALI pool that read runs on (made on first use)
         # calls on this reader's outputs worked ahead (runtime/_ahead.py): pending results, and
-        # the operator instances, pools and streams they run on (used on the work-ahead thread)
-        self._work, self._work_ops, self._work_pools, self._work_streams = {}, {}, {}, {}
+        # the pools and streams they run on (used on the work-ahead thread)
+        self._work, self._work_pools, self._work_streams = {}, {}, {}
         self._tracked_ids = ()
         self._api_type = None
 

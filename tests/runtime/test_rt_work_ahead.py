@@ -46,7 +46,7 @@ def _loop(image_dir, on, monkeypatch, stops=(3, None, None), device="cpu"):
 
 def _spy(monkeypatch):
     calls = {"worked": 0, "taken": 0}
-    work, take = _ahead._work_ahead, _ahead.take_or_start
+    work, take = _ahead._work_ahead, _ahead.take
 
     def worked(*a, **k):
         calls["worked"] += 1
@@ -54,11 +54,11 @@ def _spy(monkeypatch):
 
     def taken(*a, **k):
         res = take(*a, **k)
-        calls["taken"] += res is not None
+        calls["taken"] += res[0] is not None
         return res
 
     monkeypatch.setattr(_ahead, "_work_ahead", worked)
-    monkeypatch.setattr(_ahead, "take_or_start", taken)
+    monkeypatch.setattr(_ahead, "take", taken)
     return calls
 
 
@@ -100,25 +100,17 @@ def test_random_operators_are_not_worked_ahead(image_dir, monkeypatch):
     assert calls["worked"] == 0 and calls["taken"] == 0
 
 
-class _FailingOp:
-    def __init__(self, op):
-        self._op = op
-
-    def run(self, *args):
-        raise RuntimeError("decoder on fire")
-
-
 def test_a_call_that_failed_ahead_runs_again_at_the_callers_call(image_dir, monkeypatch):
     monkeypatch.setattr(_readers, "_READ_AHEAD", True)
     reader = ndd.readers.File(file_root=image_dir, seed=1)
     made = []
     real = _ahead._work_ahead
 
-    def failing_first(reader_, wkey, *rest):
-        if not made:  # the first work-ahead instance fails every run
-            reader_._work_ops[wkey] = _FailingOp(None)
-            made.append(wkey)
-        return real(reader_, wkey, *rest)
+    def failing_first(*args):
+        if not made:  # the first call worked ahead fails
+            made.append(1)
+            raise RuntimeError("decoder on fire")
+        return real(*args)
 
     monkeypatch.setattr(_ahead, "_work_ahead", failing_first)
     shapes = []
@@ -157,3 +149,25 @@ def test_an_error_of_the_call_is_raised_by_the_callers_call(tmp_path, image_dir,
     assert calls["worked"] == 1 and calls["taken"] == 0  # the second batch's decode failed ahead
     assert ahead == run(False)
     assert ahead[0] == 1  # the first batch; the second holds the broken file
+
+
+def test_the_callers_own_call_on_other_data_waits_for_the_call_ahead(image_dir, monkeypatch):
+    """The call ahead runs on the caller's operator instance: a call of the same operator on other
+    data (a copy of the batch, not the reader's) waits for it before running the instance."""
+    monkeypatch.setattr(_readers, "_READ_AHEAD", True)
+    waited = []
+    real = _ahead.settle
+
+    def settle(op):
+        waited.append(op._ahead_future is not None)
+        real(op)
+
+    monkeypatch.setattr(_ahead, "settle", settle)
+    reader = ndd.readers.File(file_root=image_dir, seed=1)
+    got = []
+    for jpegs, _ in reader.next_epoch(batch_size=4):
+        a = ndd.decoders.image(jpegs, device="cpu")
+        b = ndd.decoders.image(ndd.as_batch([np.asarray(t) for t in jpegs]), device="cpu")
+        got.append(([np.asarray(t).tobytes() for t in a], [np.asarray(t).tobytes() for t in b]))
+    assert all(x == y for x, y in got)
+    assert any(waited)
