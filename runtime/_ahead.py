@@ -94,6 +94,12 @@ def untrack(reader, tls):
 def eligible(d):
     r = d._ahead_ok
     if r is None:
+        if _be.use_pipeline():
+            # the one-op Pipeline fallback (DALI 1.53 without a CUDA driver): a pipeline that
+            # raised is unusable afterwards, so a call that failed ahead would change the error
+            # the caller's call raises; and there are no GPU operators to overlap there
+            d._ahead_ok = False
+            return False
         s = d.schema
         no_prune = s.IsNoPrune() if hasattr(s, "IsNoPrune") else True
         r = d._ahead_ok = not (d.random_state or d.random_seed or d.stateful or no_prune)

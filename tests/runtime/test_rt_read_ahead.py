@@ -77,3 +77,13 @@ def test_a_failed_read_surfaces_at_its_own_next_and_the_epoch_goes_on(image_dir,
     # goes on with the third batch (files 8-11)
     assert labels[:8] == [0] * 7 + [1]
     assert labels[8:12] == [1, 1, 1, 1]
+
+
+@pytest.mark.skipif(not __import__("dali_migrate.runtime._backend", fromlist=["x"]).use_pipeline(),
+                    reason="only the one-op Pipeline fallback (DALI 1.53 without a CUDA driver)")
+def test_the_pipeline_fallback_works_nothing_ahead():
+    """A fallback pipeline that raised is unusable afterwards: a call failed ahead would change the
+    error the caller's call raises (runtime/_ahead.py, eligible)."""
+    from dali_migrate.runtime import _ahead, _ops
+
+    assert not _ahead.eligible(_ops.opdef("decoders__Image"))
