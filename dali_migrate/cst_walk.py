@@ -15,8 +15,10 @@ lives there, and they are about half of all nodes.
 
 from __future__ import annotations
 
+import collections.abc
 import inspect
 import re
+import typing
 from typing import Iterator
 
 import libcst as cst
@@ -36,11 +38,39 @@ def _child_fields(tp: type) -> tuple:
     if fields is None:
         # tests/test_cst_walk.py checks the result against libcst's own visitor on real code
         fields = tuple(dict.fromkeys(_VISIT_CALL.findall(inspect.getsource(tp._visit_and_replace_children))))
+        hints = _type_hints(tp)
+        # fields that only ever hold whitespace or punctuation (``lpar``, ``comma``...) are not
+        # read at all: they are most of a node's fields
+        fields = tuple(f for f in fields if not (f in hints and _never_entered(hints[f])))
         _fields[tp] = fields
     return fields
 
 
-_kind: dict = {}  # type -> 1 a node to enter, 0 a node to skip, 2 a sequence, 3 anything else
+def _type_hints(tp: type) -> dict:
+    try:
+        return typing.get_type_hints(tp)
+    except Exception:  # an annotation that does not resolve: every field is read
+        return {}
+
+
+def _never_entered(hint) -> bool:
+    """Whether a field annotated ``hint`` can only hold what the walk does not enter."""
+    origin = typing.get_origin(hint)
+    if origin is typing.Union:
+        return all(_never_entered(h) for h in typing.get_args(hint))
+    if origin in (collections.abc.Sequence, list, tuple):
+        args = [a for a in typing.get_args(hint) if a is not Ellipsis]
+        return bool(args) and all(_never_entered(a) for a in args)
+    if not isinstance(hint, type):
+        return False  # a form this does not know: the field is read
+    if hint is type(None) or hint is cst.MaybeSentinel:
+        return True
+    # libcst's base of SimpleWhitespace and ParenthesizedWhitespace, both skipped (its
+    # __subclasses__() cannot say so: add_slots leaves the classes it replaced listed there)
+    return issubclass(hint, (*_SKIPPED_TYPES, cst.BaseParenthesizableWhitespace))
+
+
+_kind: dict = {}  # type -> 1 a node to enter, 2 a sequence, 0 anything else (a node to skip, None...)
 
 
 def _kind_of(tp: type) -> int:
@@ -51,7 +81,7 @@ def _kind_of(tp: type) -> int:
         if issubclass(tp, cst.CSTNode):
             k = 0 if issubclass(tp, _SKIPPED_TYPES) else 1
         else:
-            k = 2 if issubclass(tp, (tuple, list)) else 3
+            k = 2 if issubclass(tp, (tuple, list)) else 0
         _kind[tp] = k
     return k
 
@@ -60,14 +90,23 @@ def children(node: cst.CSTNode) -> list:
     """The node's children that matter to the codemod, in libcst's visiting order."""
     out = []
     kinds = _kind
-    for name in _fields.get(type(node)) or _child_fields(type(node)):
+    tp = type(node)
+    fields = _fields.get(tp)
+    if fields is None:
+        fields = _child_fields(tp)
+    for name in fields:
         value = getattr(node, name)
-        k = kinds.get(type(value)) or _kind_of(type(value))
+        k = kinds.get(type(value))
+        if k is None:
+            k = _kind_of(type(value))
         if k == 1:
             out.append(value)
         elif k == 2:
             for v in value:
-                if (kinds.get(type(v)) or _kind_of(type(v))) == 1:
+                kv = kinds.get(type(v))
+                if kv is None:
+                    kv = _kind_of(type(v))
+                if kv == 1:
                     out.append(v)
     return out
 
@@ -76,20 +115,41 @@ def walk(node: cst.CSTNode, *, not_into: tuple = ()) -> Iterator[cst.CSTNode]:
     """Every node under ``node`` (itself first), in pre-order; nodes of the ``not_into`` types are
     met but not entered."""
     stack = [node]
-    pop, extend = stack.pop, stack.extend
+    pop, push = stack.pop, stack.append
+    kinds, backwards = _kind, _reversed_fields
     enter: dict = {}
     while stack:
         cur = pop()
         yield cur
         tp = type(cur)
-        go = enter.get(tp)
-        if go is None:
-            go = enter[tp] = not (not_into and issubclass(tp, not_into))
-        if go:
-            kids = children(cur)
-            if kids:
-                kids.reverse()
-                extend(kids)
+        if not_into:
+            go = enter.get(tp)
+            if go is None:
+                go = enter[tp] = not issubclass(tp, not_into)
+            if not go:
+                continue
+        # children() inlined, pushed last first so that the first is met next: this loop is
+        # what every walk of the codemod spends its time in
+        fields = backwards.get(tp)
+        if fields is None:
+            fields = backwards[tp] = _child_fields(tp)[::-1]
+        for name in fields:
+            value = getattr(cur, name)
+            k = kinds.get(type(value))
+            if k is None:
+                k = _kind_of(type(value))
+            if k == 1:
+                push(value)
+            elif k == 2:
+                for v in reversed(value):
+                    kv = kinds.get(type(v))
+                    if kv is None:
+                        kv = _kind_of(type(v))
+                    if kv == 1:
+                        push(v)
+
+
+_reversed_fields: dict = {}  # node type -> _child_fields(type), last first
 
 
 def variables(node: cst.CSTNode) -> set:
@@ -110,4 +170,12 @@ def variables(node: cst.CSTNode) -> set:
 
 def names(node: cst.CSTNode) -> set:
     """Every identifier spelled in ``node`` (names, attributes, parameters)."""
-    return {n.value for n in walk(node) if type(n) is cst.Name}
+    out = set()
+    stack = [node]
+    while stack:
+        cur = stack.pop()
+        if type(cur) is cst.Name:
+            out.add(cur.value)  # a Name's only children are parentheses
+        else:
+            stack.extend(children(cur))
+    return out

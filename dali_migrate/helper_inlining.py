@@ -21,22 +21,36 @@ from __future__ import annotations
 from typing import Optional
 
 import libcst as cst
-import libcst.matchers as m
 
-from dali_migrate import legacy
+from dali_migrate import cst_walk, legacy
 from dali_migrate.cst_util import code, names_in
 from dali_migrate.pipeline_analysis import _assigned_names, helpers_with_ops, pipeline_decorator
 
+# Statements (imports, ``global``) live only in statements: a walk for them need not enter
+# expressions, nor small statements, which hold none (most of a file's nodes are in these).
+_NO_STATEMENTS_INSIDE = (cst.BaseExpression, cst.BaseSmallStatement)
+
+
+def _statement_level(node: cst.CSTNode):
+    """``node`` and every node under it that is not inside an expression or a small statement."""
+    return cst_walk.walk(node, not_into=_NO_STATEMENTS_INSIDE)
+
 
 def _module_bindings(module: cst.Module) -> dict:
-    """{name: how many module-level statements bind it} (defs, classes, imports, assignments)."""
+    """{name: how many module-level statements bind it} (defs, classes, imports, assignments).
+    Asked by ``candidates`` and by ``inline`` of the same module: worked out once per module."""
+    hit = _bindings_cache.get(id(module))
+    if hit is not None and hit[0] is module:
+        return hit[1]
     count: dict = {}
     for stmt in module.body:
         if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
             bound = {stmt.name.value}
         else:
             bound = set(_assigned_names(stmt))
-            for imp in m.findall(stmt, m.Import() | m.ImportFrom()):
+            for imp in _statement_level(stmt):
+                if type(imp) is not cst.Import and type(imp) is not cst.ImportFrom:
+                    continue
                 if isinstance(imp.names, cst.ImportStar):
                     continue
                 for alias in imp.names:
@@ -46,7 +60,12 @@ def _module_bindings(module: cst.Module) -> dict:
                         bound.add(code(alias.name).split(".")[0])
         for name in bound:
             count[name] = count.get(name, 0) + 1
+    _bindings_cache.clear()  # one module at a time; the entry keeps it alive, so its id stays its own
+    _bindings_cache[id(module)] = (module, count)
     return count
+
+
+_bindings_cache: dict = {}
 
 
 def _straight_line(stmts) -> bool:
@@ -65,24 +84,32 @@ def _straight_line(stmts) -> bool:
 
 
 def _globals_declared(module: cst.Module) -> set:
-    return {n.name.value for g in m.findall(module, m.Global()) for n in g.names}
+    return {n.name.value for g in _statement_level(module) if type(g) is cst.Global for n in g.names}
+
+
+def _called_by_name(node: cst.CSTNode) -> set:
+    """Names of the functions called as ``f(...)`` in ``node`` (what legacy._callee reads with method=False)."""
+    return {c.func.value for c in cst_walk.walk(node) if type(c) is cst.Call and type(c.func) is cst.Name}
 
 
 def candidates(module: cst.Module, names) -> dict:
     """{name: FunctionDef} of the module's functions that build operators (themselves or through each
     other) and have the shape that can be inlined: defined once, plain ``def``, straight-line body."""
     with_ops = helpers_with_ops(module, names)
+    if not with_ops:
+        return {}  # nothing builds operators, so nothing builds them through a call either
     defs = {
         s.name.value: s for s in module.body
         if isinstance(s, cst.FunctionDef) and pipeline_decorator(s, names) is None
     }
     # a function that calls a helper builds operators too, though it spells no fn.* itself
+    calls = {name: _called_by_name(func) for name, func in defs.items()}
     building = set(with_ops)
     grew = True
     while grew:
         grew = False
-        for name, func in defs.items():
-            if name not in building and legacy._helper_calls_in([func], {k: None for k in building}, method=False):
+        for name in defs:
+            if name not in building and not calls[name].isdisjoint(building):
                 building.add(name)
                 grew = True
     once = _module_bindings(module)
@@ -110,7 +137,7 @@ def _inline_into(func: cst.FunctionDef, helpers: dict, used: set) -> Optional[cs
     if not isinstance(func.body, cst.IndentedBlock):
         return None
     body = list(func.body.body)
-    if not legacy._helper_calls_in(body, helpers, method=False):
+    if not any(not _called_by_name(stmt).isdisjoint(helpers) for stmt in body):
         return None
     params = _params(func)
     if (params | legacy._assigned(*body)) & set(helpers):
@@ -122,13 +149,35 @@ def _inline_into(func: cst.FunctionDef, helpers: dict, used: set) -> Optional[cs
     return func.with_changes(body=func.body.with_changes(body=new_body))
 
 
-def _references(module: cst.Module, name: str, outside: set) -> bool:
+class _Spelled:
+    """Per top-level statement, the identifiers and the string contents it spells, read once: a
+    helper's removal asks of every statement for every helper, again each time one stays."""
+
+    def __init__(self) -> None:
+        self._of: dict = {}  # id(statement) -> (statement, names, raw string values)
+
+    def of(self, stmt: cst.CSTNode) -> tuple:
+        hit = self._of.get(id(stmt))
+        if hit is None or hit[0] is not stmt:
+            found, strings = set(), set()
+            for n in cst_walk.walk(stmt):
+                tp = type(n)
+                if tp is cst.Name:
+                    found.add(n.value)
+                elif tp is cst.SimpleString:
+                    strings.add(n.raw_value)
+            hit = self._of[id(stmt)] = (stmt, found, strings)
+        return hit
+
+
+def _references(module: cst.Module, name: str, outside: set, spelled: _Spelled) -> bool:
     """Whether the module uses ``name`` other than in the definitions named in ``outside`` (a string
     spelling it counts: ``__all__``, getattr)."""
     for stmt in module.body:
         if isinstance(stmt, cst.FunctionDef) and stmt.name.value in outside:
             continue
-        if name in names_in(stmt) or any(s.raw_value == name for s in m.findall(stmt, m.SimpleString())):
+        _, found, strings = spelled.of(stmt)
+        if name in found or name in strings:
             return True
     return False
 
@@ -139,8 +188,10 @@ def inline(module: cst.Module, names, skip: set) -> tuple:
     helpers = candidates(module, names)
     if not helpers:
         return module, {}
-    used = set(names_in(module))
     defined = _module_bindings(module)
+    spelled = _Spelled()
+    # read once: the removal below asks again of every statement that no inlining replaced
+    used = set().union(*(spelled.of(stmt)[1] for stmt in module.body))
     inlined: dict = {}
     body = []
     for stmt in module.body:
@@ -164,7 +215,7 @@ def inline(module: cst.Module, names, skip: set) -> tuple:
     while changed:
         changed = False
         for name in sorted(removable):
-            if _references(module, name, removable):
+            if _references(module, name, removable, spelled):
                 removable.discard(name)
                 changed = True
     if removable:

@@ -46,6 +46,7 @@ from typing import Optional
 import libcst as cst
 import libcst.matchers as m
 
+from dali_migrate import cst_walk
 from dali_migrate.cst_util import attr_chain, code, fresh_name, kwarg, names_in
 from dali_migrate.dali_imports import PIPELINE_CLASS
 
@@ -153,10 +154,16 @@ def _set_outputs(stmt, var: str) -> Optional[list]:
     return None
 
 
+def _calls(node):
+    """The calls in ``node``, in pre-order (as ``m.findall(node, m.Call())``, without a visitor's
+    rebuilding of every node it passes)."""
+    return (n for n in cst_walk.walk(node) if type(n) is cst.Call)
+
+
 def _uses_dali(stmt, names, graph_names: set) -> bool:
     if names_in(stmt) & graph_names:
         return True
-    return bool(m.findall(stmt, m.Call(func=m.MatchIfTrue(lambda f: names.fn_op(f) is not None))))
+    return any(names.fn_op(c.func) is not None for c in _calls(stmt))
 
 
 def _bindings(stmt) -> set:
@@ -183,15 +190,17 @@ def _mutated(stmt) -> set:
     """Names whose object a statement may change in place (``x[i] = ...``, ``x.a = ...``, ``x += ...``,
     ``x.append(...)``)."""
     found: set = set()
-    for n in m.findall(stmt, m.AssignTarget() | m.AugAssign()):
-        target = n.target
-        while isinstance(target, (cst.Attribute, cst.Subscript)):
-            target = target.value
-        if isinstance(target, cst.Name) and (target is not n.target or isinstance(n, cst.AugAssign)):
-            found.add(target.value)
-    # a method may change its object (`values.append(4)`)
-    for call in m.findall(stmt, m.Call(func=m.Attribute(value=m.Name()))):
-        found.add(call.func.value.value)
+    for n in cst_walk.walk(stmt):
+        kind = type(n)
+        if kind is cst.AssignTarget or kind is cst.AugAssign:
+            target = n.target
+            while isinstance(target, (cst.Attribute, cst.Subscript)):
+                target = target.value
+            if isinstance(target, cst.Name) and (target is not n.target or kind is cst.AugAssign):
+                found.add(target.value)
+        elif kind is cst.Call and type(n.func) is cst.Attribute and type(n.func.value) is cst.Name:
+            # a method may change its object (`values.append(4)`)
+            found.add(n.func.value.value)
     return found
 
 
@@ -207,7 +216,7 @@ def _makes_dali_node(stmt, names, dali_names: set) -> bool:
         q = names.qualify(f) or ""
         return names.fn_op(f) is not None or q == TYPES_CONSTANT or q.startswith(("nvidia.dali.ops.", "nvidia.dali.math."))
 
-    return bool(m.findall(stmt, m.Call(func=m.MatchIfTrue(dali_call))))
+    return any(dali_call(c.func) for c in _calls(stmt))
 
 
 def _graph_inputs(out: list, i: int, graph: list, names):
@@ -261,7 +270,7 @@ def _captured_sources(graph: list, out: list, names) -> list:
     (a notebook cell redefining ``get_batch``): the pipeline took the one bound when its graph was
     defined, so the synthesized function takes it then too, as a parameter's default value."""
     found = []
-    for call in (c for s in graph for c in m.findall(s, m.Call(func=m.MatchIfTrue(lambda f: names.fn_op(f) == "external_source")))):
+    for call in (c for s in graph for c in _calls(s) if names.fn_op(c.func) == "external_source"):
         arg = kwarg(call, "source")
         if arg is None and call.args and call.args[0].keyword is None and not call.args[0].star:
             arg = call.args[0]
@@ -434,26 +443,20 @@ def _body(func: cst.FunctionDef) -> list:
 def read_names(*nodes) -> set:
     """Variables the nodes use (read or bind); not attribute names, keywords or parameters."""
     found: set = set()
-
-    class _V(cst.CSTVisitor):
-        def visit_Attribute(self, n):
-            n.value.visit(self)
-            return False
-
-        def visit_Arg(self, n):
-            n.value.visit(self)
-            return False
-
-        def visit_Param(self, n):
-            if n.default is not None:
-                n.default.visit(self)
-            return False
-
-        def visit_Name(self, n):
+    # over cst_walk's children, not a visitor: a libcst visit rebuilds every node it passes
+    stack = list(nodes)
+    while stack:
+        n = stack.pop()
+        kind = type(n)
+        if kind is cst.Name:
             found.add(n.value)
-
-    for node in nodes:
-        node.visit(_V())
+        elif kind is cst.Attribute or kind is cst.Arg:
+            stack.append(n.value)
+        elif kind is cst.Param:
+            if n.default is not None:
+                stack.append(n.default)
+        else:
+            stack.extend(cst_walk.children(n))
     return found
 
 
@@ -740,10 +743,23 @@ _PIPELINE_ATTRS = frozenset((
 ))
 # Dunder methods Python calls only where code uses the instance itself (len(pipe), str(pipe)).
 _DROPPABLE_DUNDERS = ("__len__", "__repr__", "__str__")
-_NOT_INLINED = (
-    m.FunctionDef() | m.ClassDef() | m.Lambda() | m.Global() | m.Nonlocal() | m.Yield() | m.Await()
-    | m.Import() | m.ImportFrom() | m.Del()
-)
+_NOT_INLINED = frozenset((
+    cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.Global, cst.Nonlocal, cst.Yield, cst.Await,
+    cst.Import, cst.ImportFrom, cst.Del,
+))
+
+
+def _not_inlined(stmt) -> bool:
+    """Whether ``stmt`` holds what a helper written into its caller cannot: a construct of
+    ``_NOT_INLINED`` or a ``super()`` call."""
+    return any(
+        type(n) in _NOT_INLINED or (type(n) is cst.Call and type(n.func) is cst.Name and n.func.value == "super")
+        for n in cst_walk.walk(stmt)
+    )
+
+
+def _has(node, kind: type) -> bool:
+    return any(type(n) is kind for n in cst_walk.walk(node))
 
 
 def _check_helper_names(helpers: dict) -> None:
@@ -770,7 +786,7 @@ def _spelled(name: str, method: bool) -> str:
 
 def _helper_calls_in(nodes, helpers: dict, method: bool = True) -> list:
     """Names of the helpers that ``nodes`` call (on self for methods), in order."""
-    return [name for n in nodes for c in m.findall(n, m.Call()) if (name := _callee(c, helpers, method)) is not None]
+    return [name for n in nodes for c in _calls(n) if (name := _callee(c, helpers, method)) is not None]
 
 
 def _reached(bodies: list, helpers: dict, method: bool = True) -> set:
@@ -834,7 +850,7 @@ def _bind_helper(func: cst.FunctionDef, call: cst.Call, method: bool = True) -> 
                 raise _NotSimple(f"{what} passes {key}=, which {func.name.value}() does not take")
         if key in bound:
             raise _NotSimple(f"{what} passes {key} twice")
-        if m.findall(arg.value, m.NamedExpr()):
+        if _has(arg.value, cst.NamedExpr):
             raise _NotSimple(f"{what} binds a name in its arguments (:=): convert by hand")
         bound[key] = arg.value
     for key, q in every.items():
@@ -850,8 +866,9 @@ def _bind_helper(func: cst.FunctionDef, call: cst.Call, method: bool = True) -> 
 def _comprehension_targets(nodes) -> set:
     found: set = set()
     for n in nodes:
-        for comp in m.findall(n, m.CompFor()):
-            found |= read_names(comp.target)
+        for comp in cst_walk.walk(n):
+            if type(comp) is cst.CompFor:
+                found |= read_names(comp.target)
     return found
 
 
@@ -929,7 +946,7 @@ def _inline_helpers(body: list, helpers: dict, outer: set, later: set, used: set
         func = helpers[name]
         params = [q.name.value for q in [*func.params.posonly_params, *func.params.params, *func.params.kwonly_params]]
         hbody = _inline_helpers(_body(func), helpers, set(params), set(), used, (*stack, name), method)
-        if any(m.findall(s, _NOT_INLINED) or m.findall(s, m.Call(func=m.Name("super"))) for s in hbody):
+        if any(_not_inlined(s) for s in hbody):
             raise _NotSimple(
                 f"{name}() defines functions or classes, uses global/nonlocal/del/import, yields or calls super(): convert by hand"
             )
@@ -937,7 +954,7 @@ def _inline_helpers(body: list, helpers: dict, outer: set, later: set, used: set
         if hbody and m.matches(hbody[-1], m.SimpleStatementLine([m.Return()])):
             returned = hbody[-1].body[0].value
             hbody = hbody[:-1]
-        if any(m.findall(s, m.Return()) for s in hbody):
+        if any(_has(s, cst.Return) for s in hbody):
             raise _NotSimple(f"{name}() returns from more than one place: convert by hand")
         if returned is None and kind != "expr":
             raise _NotSimple(f"{name}() returns nothing, and its result is used")
@@ -979,7 +996,7 @@ def _inline_helpers(body: list, helpers: dict, outer: set, later: set, used: set
                 new.append(stmt.with_changes(body=[small.with_changes(value=value)], leading_lines=[]))
         elif kind == "return":
             new.append(stmt.with_changes(body=[small.with_changes(value=value)], leading_lines=[]))
-        elif value is not None and m.findall(value, m.Call()):
+        elif value is not None and _has(value, cst.Call):
             new.append(stmt.with_changes(body=[small.with_changes(value=value)], leading_lines=[]))
         if new:
             # the call's comments go with the first statement that replaces it
@@ -1466,6 +1483,27 @@ def rewrite_classes(module: cst.Module, names, catalog, found: list, skip: set, 
     return module.with_changes(body=body)
 
 
+def _ways_to_pipeline_blocks(module: cst.Module, names) -> set:
+    """ids of the nodes from ``module`` down to each indented block that has a ``Pipeline(...)``
+    assignment among its statements, both included. Blocks are statements' parts, so the search
+    does not go into expressions or small statements."""
+    up: dict = {}  # id(node) -> its parent
+    enter: set = set()
+    stack = [module]
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.IndentedBlock and any(_pipeline_assign(s, names) is not None for s in node.body):
+            cur = node
+            while cur is not None and id(cur) not in enter:
+                enter.add(id(cur))
+                cur = up.get(id(cur))
+        for kid in cst_walk.children(node):
+            if not isinstance(kid, (cst.BaseExpression, cst.BaseSmallStatement)):
+                up[id(kid)] = node
+                stack.append(kid)
+    return enter
+
+
 def normalize(module: cst.Module, names, catalog, taken: set, skip: set) -> tuple:
     """(module with legacy pipelines as synthesized @pipeline_def functions, [Legacy])."""
     found: list = []
@@ -1473,11 +1511,19 @@ def normalize(module: cst.Module, names, catalog, taken: set, skip: set) -> tupl
         # neither Pipeline nor a module it is reached through (`dali.pipeline.Pipeline`) is imported
         return module, found
     module = rewrite_classes(module, names, catalog, found, skip, frozenset(taken))
+    # rewrite_with_blocks changes nothing, and records nothing, in a block without a Pipeline(...)
+    # assignment: only the way to each block with one is entered (a transformer that enters every
+    # node rebuilds the whole file); the blocks it meets are still left in the same order
+    enter = _ways_to_pipeline_blocks(module, names)
 
     class _Blocks(cst.CSTTransformer):
+        def on_visit(self, node) -> bool:
+            return id(node) in enter
+
         def leave_IndentedBlock(self, original, updated):
             return updated.with_changes(body=rewrite_with_blocks(list(updated.body), names, taken, found, skip))
 
-    module = module.visit(_Blocks())
+    if enter:
+        module = module.visit(_Blocks())
     module = module.with_changes(body=rewrite_with_blocks(list(module.body), names, taken, found, skip))
     return module, found

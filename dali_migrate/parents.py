@@ -83,7 +83,26 @@ _END = object()
 
 
 def build(module: cst.Module) -> Parents:
-    """Index ``module`` in one walk (cst_walk's: whitespace and punctuation are not indexed)."""
+    """Index ``module`` in one walk (cst_walk's: whitespace and punctuation are not indexed).
+
+    The same node gives the same index (callers only read it): libcst trees do not change, and
+    rules ask again for the pipeline they look at, once per operator call in it."""
+    hit = _built.get(id(module))
+    if hit is not None and hit[0] is module:
+        return hit[1]
+    p = _build(module)
+    if len(_built) >= _KEEP:
+        del _built[next(iter(_built))]  # the oldest: a file's questions come in runs
+    # the node is kept with its index: its id cannot be reused while the entry lives
+    _built[id(module)] = (module, p)
+    return p
+
+
+_built: dict = {}  # id(node) -> (node, its index)
+_KEEP = 8
+
+
+def _build(module: cst.Module) -> Parents:
     p = Parents()
     order, parent, span, by_type = p.order, p.parent, p.span, p._by_type
     stack: list = [(module, None)]
@@ -97,10 +116,13 @@ def build(module: cst.Module) -> Parents:
         order.append(node)
         if up is not None:
             parent[id(node)] = up
-        span[id(node)] = (pos, pos)
         by_type.setdefault(type(node), []).append(pos)
-        push((node, _END))
         kids = children(node)
+        if not kids:  # a leaf (most nodes): its extent is known now
+            span[id(node)] = (pos, pos + 1)
+            continue
+        span[id(node)] = (pos, pos)
+        push((node, _END))
         for kid in reversed(kids):
             push((kid, node))
     return p

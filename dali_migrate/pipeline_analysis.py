@@ -142,6 +142,9 @@ _TARGET_OF = {cst.AssignTarget: "target", cst.AnnAssign: "target", cst.AugAssign
 _assigned_cache: dict = {}
 
 
+_LEAVE_SCOPE = object()
+
+
 class _BodyScan(cst.CSTVisitor):
     """Finds DALI calls, references and constructs that stop the conversion."""
 
@@ -156,6 +159,31 @@ class _BodyScan(cst.CSTVisitor):
     def _block(self, reason):
         if reason not in self.blockers:
             self.blockers.append(reason)
+
+    def scan(self, root: cst.CSTNode) -> None:
+        """What ``root.visit(self)`` does, over cst_walk's walk: a libcst visit rebuilds every node
+        it passes, and every pipeline of a file is scanned on every pass of the engine."""
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            if node is _LEAVE_SCOPE:
+                self.depth -= 1
+                continue
+            tp = type(node)
+            if tp is cst.Call:
+                self.visit_Call(node)
+            elif tp is cst.Attribute:
+                self.visit_Attribute(node)
+            elif tp is cst.Yield:
+                self.visit_Yield(node)
+            elif tp is cst.Await:
+                self.visit_Await(node)
+            elif tp is cst.FunctionDef or tp is cst.Lambda or tp is cst.ClassDef:
+                self.depth += 1
+                stack.append(_LEAVE_SCOPE)  # popped once everything under the node is scanned
+            kids = cst_walk.children(node)
+            kids.reverse()
+            stack.extend(kids)
 
     def visit_FunctionDef(self, node):
         self.depth += 1
@@ -249,19 +277,18 @@ def _helpers_with_ops(module: cst.Module, names: DaliNames) -> dict:
 
 def _calls_ops_outside_pipelines(func: cst.FunctionDef, names: DaliNames) -> bool:
     """Operator calls in ``func`` other than those inside pipeline functions nested in it."""
-    found = False
-
-    class _V(cst.CSTVisitor):
-        def visit_FunctionDef(self, node):
-            return node is func or pipeline_decorator(node, names) is None
-
-        def visit_Call(self, node):
-            nonlocal found
+    # cst_walk, not a visitor: asked of every module-level function on every pass of the engine
+    stack = [func]
+    while stack:
+        node = stack.pop()
+        tp = type(node)
+        if tp is cst.Call:
             if names.fn_op(node.func) is not None:
-                found = True
-
-    func.visit(_V())
-    return found
+                return True
+        elif tp is cst.FunctionDef and node is not func and pipeline_decorator(node, names) is not None:
+            continue
+        stack.extend(cst_walk.children(node))
+    return False
 
 
 def helpers_with_ops(module: cst.Module, names: DaliNames) -> dict:
@@ -269,18 +296,8 @@ def helpers_with_ops(module: cst.Module, names: DaliNames) -> dict:
 
 
 def _has_return(stmt: cst.CSTNode) -> bool:
-    found = False
-
-    class _V(cst.CSTVisitor):
-        def on_visit(self, node) -> bool:
-            nonlocal found
-            if isinstance(node, cst.Return):
-                found = True
-            # a return inside a nested function is that function's
-            return not found and not isinstance(node, (cst.BaseExpression, cst.FunctionDef))
-
-    stmt.visit(_V())
-    return found
+    # a return inside a nested function is that function's
+    return any(type(n) is cst.Return for n in cst_walk.walk(stmt, not_into=(cst.BaseExpression, cst.FunctionDef)))
 
 
 def _is_docstring(stmt: cst.BaseStatement) -> bool:
@@ -349,7 +366,7 @@ def analyze(func: cst.FunctionDef, dec: cst.Decorator, names: DaliNames, catalog
     info.statements = body
 
     scan = _BodyScan(names, catalog, helpers)
-    func.body.visit(scan)
+    scan.scan(func.body)
     info.blockers.extend(b for b in scan.blockers if b not in info.blockers)
     info.op_calls = scan.calls
     info.uses_gpu = scan.uses_gpu
@@ -429,16 +446,7 @@ def _classify(info: PipelineInfo, params: set) -> None:
 
 
 def _contains_call(stmt: cst.CSTNode, call_ids: set) -> bool:
-    found = False
-
-    class _V(cst.CSTVisitor):
-        def visit_Call(self, node):
-            nonlocal found
-            if id(node) in call_ids:
-                found = True
-
-    stmt.visit(_V())
-    return found
+    return any(type(n) is cst.Call and id(n) in call_ids for n in cst_walk.walk(stmt))
 
 
 def _classify_return(info: PipelineInfo, catalog: Catalog, names: DaliNames) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from dali_migrate import templates
 from dali_migrate.cst_util import kwarg, positional, with_kwarg
 from dali_migrate.rules.base import OpCallRule
 
@@ -22,7 +23,7 @@ def needs_batch_size(call: cst.Call, op) -> bool:
 def _rewrite(call, op, ctx):
     if not needs_batch_size(call, op):
         return call
-    return with_kwarg(call, "batch_size", cst.parse_expression(ctx.batch_size))  # a name, or a fed batch's `x.batch_size`
+    return with_kwarg(call, "batch_size", templates.expression(ctx.batch_size))  # a name, or a fed batch's `x.batch_size`
 
 
 RULE = OpCallRule(

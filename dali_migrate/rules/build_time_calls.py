@@ -40,6 +40,10 @@ _PURE_BUILTINS = PURE_BUILTINS | {"list", "dict", "set", "frozenset", "pow", "di
 _SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
 _OWN_ARGUMENTS = frozenset({"external_source", "python_function", "torch_python_function", "dl_tensor_python_function"})
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+# _collect tests every node of a pipeline by its exact type: none of these classes has subclasses,
+# and isinstance() against them takes abc's slow path for every node that is none of them
+_SCOPE_TYPES = frozenset(_SCOPES)
+_COMPREHENSION_TYPES = frozenset(_COMPREHENSIONS)
 
 
 @dataclasses.dataclass
@@ -180,16 +184,18 @@ def _collect_expr(expr, calls: _Calls) -> list:
 
 def _collect(node, calls: _Calls, out: list, skip_tests: bool = False) -> None:
     """The outermost volatile calls (or comprehensions holding one) under ``node``."""
+    test = node.test if skip_tests and type(node) in (cst.If, cst.While) else None
     for child in cst_walk.children(node):
-        if skip_tests and isinstance(node, (cst.If, cst.While)) and child is node.test:
+        if test is not None and child is test:
             continue  # a condition of a conditionals pipeline: rules/conditionals.py's
-        if isinstance(child, _SCOPES):
+        tp = type(child)
+        if tp in _SCOPE_TYPES:
             continue  # a lambda's or nested function's body runs when it is called, in both forms
-        if isinstance(child, _COMPREHENSIONS):
+        if tp in _COMPREHENSION_TYPES:
             if calls.volatile(child):
                 out.append(child)  # as a whole: its calls run once per element
             continue
-        if type(child) is cst.Call:
+        if tp is cst.Call:
             if calls.names.fn_op(child.func) in _OWN_ARGUMENTS:
                 continue  # their rules decide when the source or function is evaluated
             if not calls.is_dali(child) and not calls.same_every_time(child):

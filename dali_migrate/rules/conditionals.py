@@ -246,8 +246,8 @@ class _Analysis:
         self.found: list = []  # (node, reason)
         self.plan = Plan()
         self.params = _param_names(info.func.params)
-        self.constants = _module_constants(module) if module is not None else set()
-        self.shadowed = (_module_bound(module) if module is not None else set()) | _bound(info.func.body) | self.params
+        self.constants, module_bound = _module_facts(module) if module is not None else (set(), set())
+        self.shadowed = module_bound | _bound(info.func.body) | self.params
         self.bindings: dict = {}  # name -> indices of the top-level statements that bind it
         for i, stmt in enumerate(info.statements):
             for name in _bound(stmt):
@@ -658,6 +658,23 @@ def _immutable_literal(expr) -> bool:
     if isinstance(expr, cst.Tuple):
         return all(not isinstance(e, cst.StarredElement) and _immutable_literal(e.value) for e in expr.elements)
     return False
+
+
+def _module_facts(module: cst.Module) -> tuple:
+    """(_module_constants, _module_bound) of the module, worked out once per module: every pipeline
+    with conditionals asks (the node is kept with the answer, so its id stays its own; neither set
+    is changed by those who ask)."""
+    hit = _facts_cache.get(id(module))
+    if hit is not None and hit[0] is module:
+        return hit[1]
+    facts = (_module_constants(module), _module_bound(module))
+    if len(_facts_cache) >= 4:
+        _facts_cache.clear()  # a file's pipelines come together: older files are not asked about again
+    _facts_cache[id(module)] = (module, facts)
+    return facts
+
+
+_facts_cache: dict = {}  # id(module) -> (module, _module_facts's answer)
 
 
 def _module_constants(module: cst.Module) -> set:

@@ -20,11 +20,14 @@ from dali_migrate.rules.base import Rule
 def _assignments(info):
     for stmt in info.statements:
         for node in cst_walk.walk(stmt, not_into=(cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-            if isinstance(node, cst.Assign):
+            # type(), not isinstance(): these classes have no subclasses, and isinstance against
+            # libcst's abstract-base classes takes abc's slow path for every node of the pipeline
+            tp = type(node)
+            if tp is cst.Assign:
                 yield [t.target for t in node.targets], node.value
-            elif isinstance(node, (cst.AugAssign, cst.AnnAssign)) and node.value is not None:
+            elif (tp is cst.AugAssign or tp is cst.AnnAssign) and node.value is not None:
                 yield [node.target], node.value
-            elif isinstance(node, cst.For):
+            elif tp is cst.For:
                 yield [node.target], None  # a loop variable: not known to be data
 
 
@@ -61,9 +64,12 @@ def _is_data(expr, names, data: set) -> bool:
     return False
 
 
-def data_names(info, names) -> tuple:
-    """(names only ever bound to DALI data in the pipeline, names bound to data and to other values)."""
-    assigns = list(_assignments(info))
+def data_names(info, names, assigns: Optional[list] = None) -> tuple:
+    """(names only ever bound to DALI data in the pipeline, names bound to data and to other values).
+
+    ``assigns``: ``list(_assignments(info))``, where the caller has it already."""
+    if assigns is None:
+        assigns = list(_assignments(info))
     data: set = set()
     changed = True
     while changed:
@@ -86,14 +92,18 @@ def _subscripts(info):
     roots = [*info.statements, *([info.returned] if info.returned is not None else [])]
     for root in roots:
         for node in cst_walk.walk(root, not_into=(cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-            if isinstance(node, cst.Subscript):
+            if type(node) is cst.Subscript:  # (see _assignments)
                 yield node
 
 
 def blocker(info, names) -> Optional[str]:
-    data, mixed = data_names(info, names)
-    per_iteration = _per_iteration_names(info)
-    for sub in _subscripts(info):
+    subscripts = list(_subscripts(info))
+    if not subscripts:  # most pipelines index nothing: their data need not be followed
+        return None
+    assigns = list(_assignments(info))
+    data, mixed = data_names(info, names, assigns)
+    per_iteration = _per_iteration_names(assigns, info)
+    for sub in subscripts:
         if _is_data(sub.value, names, data) or _by_key(sub):
             continue
         used = cst_walk.names(sub.value)
@@ -103,14 +113,17 @@ def blocker(info, names) -> Optional[str]:
     return None
 
 
-def _per_iteration_names(info) -> set:
-    return {n for targets, _ in _assignments(info) for t in targets for n in _target_names(t)} - info.setup_names
+def _per_iteration_names(assigns: list, info) -> set:
+    return {n for targets, _ in assigns for t in targets for n in _target_names(t)} - info.setup_names
 
 
 def subscripts_to_rewrite(info, names) -> set:
     """ids of the Subscript nodes (as written) that slice DALI data."""
+    subscripts = list(_subscripts(info))
+    if not subscripts:
+        return set()
     data, _ = data_names(info, names)
-    return {id(sub) for sub in _subscripts(info) if _is_data(sub.value, names, data) and not _by_key(sub)}
+    return {id(sub) for sub in subscripts if _is_data(sub.value, names, data) and not _by_key(sub)}
 
 
 def _by_key(sub: cst.Subscript) -> bool:

@@ -29,7 +29,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from dali_migrate import legacy
+from dali_migrate import legacy, templates
 from dali_migrate.cst_util import code
 from dali_migrate.pipeline_analysis import SETTINGS, PipelineInfo, _binding_of
 from dali_migrate.rules.base import PipelineRule
@@ -42,7 +42,7 @@ RULE = PipelineRule(
 
 
 def _stmt(src: str) -> cst.BaseStatement:
-    return cst.parse_statement(src)
+    return templates.statement(src)  # (the same lines come for every pipeline)
 
 
 def _is_literal_none(expr) -> bool:
@@ -174,7 +174,7 @@ def build(info: PipelineInfo, ctx, statements: list, returned: cst.BaseExpressio
     if reader_name is not None:
         loop = cst.For(
             target=target,
-            iter=cst.parse_expression(
+            iter=templates.expression(
                 f"{reader_name}.next_epoch(batch_size={info.setting('batch_size')}"
                 + (f", ctx={ctx_name})" if reader_needs_context(info) else ")")
             ),
