@@ -15,6 +15,7 @@ from typing import Optional
 import libcst as cst
 import libcst.matchers as m
 
+from dali_migrate import iterator_subclasses
 from dali_migrate.cst_util import code
 from dali_migrate.parents import Parents
 from dali_migrate.pipeline_analysis import NOT_CONVERTED, PERF_ONLY, SETTINGS, PipelineInfo
@@ -73,6 +74,11 @@ class Plan:
     shared_rewrites: dict = dataclasses.field(default_factory=dict)
     #: pipelines passed to the same function as this one: converted together or not at all
     share_with: set = dataclasses.field(default_factory=set)
+    #: pipelines held in one list with this one that a loop makes in turn (pipe_lists.ClassAlias):
+    #: the loop's code serves them all, so they are converted together or not at all
+    listed_with: set = dataclasses.field(default_factory=set)
+    #: those loops' variables (pipe_lists.ClassAlias)
+    class_lists: list = dataclasses.field(default_factory=list)
 
 
 def _rules_for(rules, receiver: str) -> dict:
@@ -273,6 +279,7 @@ def plan(module, parents: Parents, pipelines: dict, rules, ndd: str, numpy: Opti
     """Plan per pipeline name: {name: Plan}."""
     pipe_rules = _rules_for(rules, "pipeline")
     pipe_rules.update({("iterator", k): v for k, v in _rules_for(rules, "iterator").items()})
+    pipe_rules.update({("attribute", k): v for k, v in _rules_for(rules, "pipeline-attribute").items()})
     batch_rules = _rules_for(rules, "batch")
     from dali_migrate import pipe_lists
 
@@ -303,7 +310,10 @@ def plan(module, parents: Parents, pipelines: dict, rules, ndd: str, numpy: Opti
         follow = [name]
         stores: dict = {}  # (id(class), attribute) -> (class, attribute, [(Assign, method, made by this pipeline's own call)])
         for callee in follow:
-            label = callee if isinstance(callee, str) else f"self.{callee.name}()"
+            # a loop's variable holding each pipeline of a list in turn: its calls make this pipeline too
+            alias = callee if isinstance(callee, pipe_lists.ClassAlias) else None
+            constructs = callee == name or alias is not None
+            label = callee if isinstance(callee, str) else alias.label if alias else f"self.{callee.name}()"
             refs = parents.names(callee) if isinstance(callee, str) else callee.refs
             for ref in list(refs):
                 parent = parents.of(ref)
@@ -315,7 +325,18 @@ def plan(module, parents: Parents, pipelines: dict, rules, ndd: str, numpy: Opti
                 if isinstance(callee, _Method) and not _on_self_of(ref, callee.cls, parents):
                     p.blockers.append((stmt, f"{label} is used here in a way dali-migrate cannot follow; convert the pipeline and this use by hand"))
                     continue
-                if callee == name and isinstance(assign, cst.ListComp) and assign.elt is call:
+                if alias is not None and pipe_lists.alias_name_read(ref, parents):
+                    continue
+                if alias is not None and not (
+                    isinstance(assign, cst.ListComp) and assign.elt is call
+                    or isinstance(assign, cst.Assign) and assign.value is call and len(assign.targets) == 1
+                    and isinstance(assign.targets[0].target, cst.Name)
+                ):
+                    used = code(stmt).strip().splitlines()[0][:60]
+                    p.blockers.append((stmt, f"{label} is used by `{used}`, not called to make pipelines (`pipes = [{alias.name}(...) for ...]`, "
+                                             f"`pipe = {alias.name}(...)`) nor asked its __name__: convert by hand"))
+                    continue
+                if constructs and isinstance(assign, cst.ListComp) and assign.elt is call:
                     # `pipes = [P(...) for i in range(n)]`, one pipeline per GPU
                     _plan_construction(call, info, p, stmt)
                     pipe_lists.plan(assign, make_site(name, call, comp=assign), parents, module, pipe_rules, p)
@@ -340,6 +361,20 @@ def plan(module, parents: Parents, pipelines: dict, rules, ndd: str, numpy: Opti
                     if factory not in follow:
                         follow.append(factory)
                     continue
+                if callee == name and call is None:
+                    # `pipe_types = [[P, (0, 999)], ...]` and a loop making each: follow the loop's variable
+                    aliases = pipe_lists.class_aliases(ref, parents)
+                    if isinstance(aliases, tuple):
+                        p.blockers.append(aliases)
+                        continue
+                    if aliases:
+                        for found in aliases:
+                            p.blockers.extend(pipe_lists.listed_problems(found, pipelines, parents))
+                            p.listed_with |= set(found.listed) - {name}
+                            if found not in p.class_lists:
+                                p.class_lists.append(found)
+                                follow.append(found)
+                        continue
                 member = _member_target(assign, call, parents)
                 if member is not None:
                     # `self.pipe = p(...)` in a method: every use of `self.pipe` in the class is planned below.
@@ -356,11 +391,11 @@ def plan(module, parents: Parents, pipelines: dict, rules, ndd: str, numpy: Opti
                 ):
                     p.blockers.append((stmt, f"{label} is used here in a way dali-migrate cannot follow; convert the pipeline and this use by hand"))
                     continue
-                if callee == name:
+                if constructs:
                     _plan_construction(call, info, p, stmt)
                 var = assign.targets[0].target.value
                 scope = parents.scope(assign) or module
-                site = Site(ndd=ndd, numpy=numpy, pipeline=info, construction=call if callee == name else None,
+                site = Site(ndd=ndd, numpy=numpy, pipeline=info, construction=call if constructs else None,
                             reader_call=readers.get(name), names=names, taken=set(taken),
                             scope_pipes=scope_pipes.get(id(scope), {}), parents=parents)
                 others = pipe_vars.get(id(scope), set()) - {var}
@@ -370,6 +405,7 @@ def plan(module, parents: Parents, pipelines: dict, rules, ndd: str, numpy: Opti
         for cls, attr, assigns in stores.values():
             _plan_member(cls, attr, assigns, parents, info, make_site, scope_pipes, pipe_vars, pipe_rules, batch_rules, p)
     _check_handoffs(plans, parents)
+    pipe_lists.check_class_lists(plans, parents)
     _share_blockers(plans)
     return plans
 
@@ -428,6 +464,11 @@ def _share_blockers(plans: dict) -> None:
             if p.blockers:
                 continue
             for other_name, other in plans.items():
+                if other is not p and other.blockers and other_name in p.listed_with:
+                    p.blockers.append((None, f"is held in one list with pipeline {other_name}, which is not converted "
+                                             f"(a loop over the list makes each of them with the same code)"))
+                    changed = True
+                    break
                 if other is not p and other.blockers and p.tracked & other.tracked:
                     p.blockers.append((None, f"shares output names with pipeline {other_name}, which is not converted"))
                     changed = True
@@ -746,15 +787,33 @@ def _plan_expr(node, kind, parents, state, site, pipe_rules, batch_rules, p: Pla
                     p.converted_statements.add(id(stmt))
                     for key, text in getattr(rule, "helpers", lambda site, call: {})(site, call).items():
                         p.helpers[key] = text
+                    for other, other_rule in getattr(rule, "also", lambda call, site: ())(call, site):
+                        p.rewrites[id(other)] = (other_rule, site)
                     from dali_migrate.pipe_lists import members
 
                     p.together |= {m.pipeline.name for m in members(call, site) or () if m is not None}
             return
         call = parents.of(parent) if isinstance(parent, cst.Attribute) and parent.value is node else None
+        if _only_shown(node, parents):
+            return
+        if isinstance(parent, cst.Attribute) and parent.value is node and not (isinstance(call, cst.Call) and call.func is parent):
+            rule = pipe_rules.get(("attribute", parent.attr.value))
+            if rule is not None:
+                _use(rule, parent, stmt, site, p)
+            elif parent.attr.value in pipe_rules:
+                p.blockers.append((stmt, f"`{state.var}.{parent.attr.value}` is used here without being called: convert by hand"))
+            else:
+                p.blockers.append((stmt, f"`{state.var}.{parent.attr.value}`: the converted generator has no attributes; "
+                                         f"use what the pipeline is made with instead, or convert by hand"))
+            return
         if not (isinstance(call, cst.Call) and call.func is parent):
             target = _handoff_target(node, parents)
             if target is not None:
                 _plan_handoff(node, kind, target, parents, state, site, pipe_rules, batch_rules, p)
+                return
+            from dali_migrate import pipe_lists
+
+            if pipe_lists.plan_appended(node, site, parents, pipe_rules, p):
                 return
             p.blockers.append((stmt, f"the pipeline object `{state.var}` is used here in a way dali-migrate cannot follow (e.g. passed to an iterator); convert by hand"))
             return
@@ -834,9 +893,27 @@ def _plan_expr(node, kind, parents, state, site, pipe_rules, batch_rules, p: Pla
                 _use(rule, call, stmt, site, p)
 
 
+def _only_shown(node, parents: Parents) -> bool:
+    """Is the pipeline object only turned into text here: ``print(pipe)`` (the builtin, the object
+    as a positional argument) or ``f"{pipe}"`` (no format spec)?
+
+    DALI's Pipeline defines neither ``__str__`` nor ``__repr__``: what is printed is object's
+    default ``<nvidia.dali.pipeline.Pipeline object at 0x...>``, whose address differs on every
+    run. The generator's default text (``<generator object name at 0x...>``) tells as much, so such
+    a use stays as it is instead of leaving the whole pipeline to a person."""
+    parent = parents.of(node)
+    if isinstance(parent, cst.FormattedStringExpression):
+        return parent.expression is node and parent.format_spec is None
+    if not (isinstance(parent, cst.Arg) and parent.value is node and parent.keyword is None and not parent.star):
+        return False
+    call = parents.of(parent)
+    return isinstance(call, cst.Call) and m.matches(call.func, m.Name("print")) and not _shadowed("print", parents)
+
+
 def _iterator_call(node, parents, site):
     """(the call, its qualified name) when ``node`` is the pipelines argument of a framework
-    iterator from ``nvidia.dali.plugin`` (``It(pipe, ...)``, ``It([pipe], ...)``), else None."""
+    iterator from ``nvidia.dali.plugin`` (``It(pipe, ...)``, ``It([pipe], ...)``) or of a class of
+    the file derived from one (then the name is its base's), else None."""
     if site.names is None:
         return None
     cur = parents.of(node)
@@ -852,7 +929,11 @@ def _iterator_call(node, parents, site):
         return None
     q = site.names.qualify(call.func) or ""
     if not q.startswith("nvidia.dali.plugin."):
-        return None
+        # a class of the file derived from the iterator (``class Wrapper(DALIClassificationIterator)``)
+        derived = iterator_subclasses.resolve(call.func, parents, site.names)
+        if derived is None:
+            return None
+        q = derived[1]
     first = call.args[0] if call.args else None
     if cur is not first and not (cur.keyword is not None and cur.keyword.value == "pipelines"):
         return None

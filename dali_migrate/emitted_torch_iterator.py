@@ -10,6 +10,9 @@ generator that the original took from ``pipe.run()`` and returns the same epochs
 PARTIAL, padded readers, ``auto_reset``, ``reset()``, ``len()``, ``prepare_first_batch``, sharded
 readers moving to the next shard each epoch. Checkpointing is not kept (the converted pipeline
 has none). ``reader_meta`` is the reader's ``get_metadata()`` (``reader_name=`` in the original).
+As in DALI, ``__init__`` takes the first batch through the class's own ``__next__`` and ``next()``
+goes through the instance's: a class of the converted file derived from it (a subclass of the
+original iterator, ``iterator_subclasses.py``) sees the same calls of its overrides.
 
 ``DaliTorchMultiIterator`` is the same logic kept per pipeline as DALI keeps it: one shard id per
 pipeline, the counters per shard; without a reader, the counter counts all pipelines' samples and
@@ -71,7 +74,7 @@ class DaliTorchIterator:
         self._first_batch = None
         if prepare_first_batch:
             try:
-                self._first_batch = self.__next__()
+                self._first_batch = DaliTorchIterator.__next__(self)
                 self._ever_consumed = False
             except StopIteration:
                 raise RuntimeError(
@@ -127,7 +130,9 @@ class DaliTorchIterator:
             batch = {name: t[0:keep] for name, t in batch.items()}
         return [batch]
 
-    next = __next__
+    def next(self):
+        self._ever_consumed = True
+        return self.__next__()
 
     def reset(self):
         if self._policy == "DROP":
@@ -240,7 +245,7 @@ class DaliTorchMultiIterator:
         self._first_batch = None
         if prepare_first_batch:
             try:
-                self._first_batch = self.__next__()
+                self._first_batch = DaliTorchMultiIterator.__next__(self)
                 self._ever_consumed = False
             except StopIteration:
                 raise RuntimeError(
@@ -299,7 +304,9 @@ class DaliTorchMultiIterator:
             batches[-1] = {name: t[0:keep] for name, t in batches[-1].items()}
         return batches
 
-    next = __next__
+    def next(self):
+        self._ever_consumed = True
+        return self.__next__()
 
     def reset(self):
         if self._policy == "DROP":

@@ -15,7 +15,7 @@ from typing import Optional
 import libcst as cst
 import libcst.matchers as m
 
-from dali_migrate import call_sites, cst_walk, fed_inputs, helper_inlining, legacy, markers, parents as parents_mod, rules as rules_mod
+from dali_migrate import call_sites, cst_walk, fed_inputs, helper_inlining, legacy, markers, parents as parents_mod, rules as rules_mod, templates
 from dali_migrate.catalog import load as load_catalog
 from dali_migrate.config import Config
 from dali_migrate.cst_util import code, fresh_name, names_in, with_kwarg, without_kwargs
@@ -102,8 +102,9 @@ def _convert_with_legacy(module: cst.Module, names, config: Config) -> "_Convert
     not_inlined: set = set()  # pipelines that keep their helper calls (they did not convert with them inlined)
     tried: dict = {}  # such a pipeline -> (helpers, why it did not convert with them inlined)
     reasons: dict = {}  # name -> (anchor, [reasons])
+    spelled = names_in(module)  # the file's names, read once; each pass gets a copy to add to
     while True:
-        normalized, found = legacy.normalize(module, names, catalog, names_in(module), skip)
+        normalized, found = legacy.normalize(module, names, catalog, set(spelled), skip)
         normalized, inlined = helper_inlining.inline(normalized, names, not_inlined)
         converter = _Converter(normalized, names, config, original=module)
         converter.run_analysis()
@@ -165,6 +166,7 @@ class _Converter:
         self._variables = None  # names the module reads or binds as variables (computed on first use)
         self._resume_class = None  # name of the ResumeAfterErrors class written into the file, once needed
         self._in_catching_try = None  # ids of the nodes inside `try` bodies whose handlers catch errors
+        self._numpy_found = None  # (_numpy_alias's answer,) once known
 
     # -- names -------------------------------------------------------------------------------
     def _ndd_alias(self) -> str:
@@ -180,6 +182,11 @@ class _Converter:
 
     def _numpy_alias(self) -> Optional[str]:
         """The file's own name for numpy, if it imports it."""
+        if self._numpy_found is None:  # asked for every pipeline: the imports are read once
+            self._numpy_found = (self._find_numpy_alias(),)
+        return self._numpy_found[0]
+
+    def _find_numpy_alias(self) -> Optional[str]:
         for stmt in self.parents.find(cst.Import):
             for alias in stmt.names:
                 if code(alias.name) == "numpy":
@@ -365,6 +372,7 @@ class _Converter:
         rewriter.replacements = ctx.build_time_replace
         if _on(data_subscript.RULE, self.enabled):
             rewriter.subscripts = data_subscript.subscripts_to_rewrite(info, self.names)
+        rewriter.find_paths([*info.statements, info.returned])
         statements = [stmt.visit(rewriter) for stmt in info.statements]
         returned = info.returned.visit(rewriter)
         reader_call = None
@@ -376,6 +384,41 @@ class _Converter:
         for module_name in ctx.imports:
             self.imports.setdefault(module_name, None)
         return info, reader_call, new_func
+
+
+def _holding(roots, wanted, not_into: tuple = ()) -> set:
+    """ids of the nodes under ``roots`` that have a node ``wanted(node)`` below them (nodes of the
+    ``not_into`` types are not entered): what a transformer that changes only wanted nodes must
+    enter, its ``on_leave`` still running for their children. Parents are kept per place in the
+    walk, not per node: a node that occurs twice in a tree (a copied statement) is entered at both
+    places, as a full pass would."""
+    enter: set = set()
+    skip: dict = {}  # type -> whether it is one of not_into (isinstance on libcst's bases is slow)
+    children = cst_walk.children
+    for root in roots:
+        nodes = [root]  # every place met, breadth first
+        up = [-1]  # per place: the place of its parent
+        marked: set = set()  # places already known to lead to a wanted node
+        i = 0
+        while i < len(nodes):
+            node = nodes[i]
+            if wanted(node):
+                j = up[i]
+                while j >= 0 and j not in marked:
+                    marked.add(j)
+                    enter.add(id(nodes[j]))
+                    j = up[j]
+            tp = type(node)
+            out = skip.get(tp)
+            if out is None:
+                out = skip[tp] = issubclass(tp, not_into)
+            if not out:
+                kids = children(node)
+                if kids:
+                    nodes.extend(kids)
+                    up.extend([i] * len(kids))
+            i += 1
+    return enter
 
 
 # Exceptions that end a loop rather than report a failed run: `except StopIteration:` around
@@ -397,6 +440,25 @@ class _OpRewriter(cst.CSTTransformer):
         self.count = 0
         self.subscripts: set = set()  # ids of subscripts of DALI data (rules/data_subscript.py)
         self.replacements: dict = {}  # id(node as written) -> its replacement (rules/build_time_calls.py)
+        self.enter: set = set()  # ids of the nodes with something to rewrite below them (find_paths)
+
+    def find_paths(self, roots) -> None:
+        """Note the nodes under ``roots`` that hold a node this rewriter may change: only those are
+        entered (a full transformer pass rebuilds every node of the pipeline, several times the cost
+        of finding the few calls it rewrites)."""
+        qualify, subscripts, replacements = self.names.qualify, self.subscripts, self.replacements
+
+        def changes(node) -> bool:
+            tp = type(node)
+            # a call that names nothing DALI's is left as it is by leave_Call
+            return id(node) in replacements or (
+                (tp is cst.Call and qualify(node.func) is not None) or (tp is cst.Subscript and id(node) in subscripts)
+            )
+
+        self.enter |= _holding(roots, changes)
+
+    def on_visit(self, node) -> bool:
+        return id(node) in self.enter
 
     def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript) -> cst.BaseExpression:
         if id(original) in self.subscripts:
@@ -494,6 +556,24 @@ class _Apply(cst.CSTTransformer):
         self.conv.rewrites += 1
         return rule.rewrite(updated, updated.value, site)
 
+    def leave_Attribute(self, original, updated):
+        # attributes of a pipeline object (rules/pipe_device_id.py)
+        entry = self.site_rewrites.get(id(original))
+        if entry is None:
+            return updated
+        rule, site = entry
+        self.conv.rewrites += 1
+        return rule.rewrite(updated, updated.value, site)
+
+    def leave_Arg(self, original, updated):
+        # the base of a class derived from a DALI iterator (rules/torch_iterator.py)
+        entry = self.site_rewrites.get(id(original))
+        if entry is None:
+            return updated
+        rule, site = entry
+        self.conv.rewrites += 1
+        return rule.rewrite(updated, updated.value, site)
+
     def leave_Comparison(self, original, updated):
         # call-site rules that rewrite a whole comparison (rules/batch_device_check.py)
         entry = self.site_rewrites.get(id(original))
@@ -539,14 +619,22 @@ def _fix_imports(old: cst.Module, new: cst.Module, names, ndd: str, ndd_module: 
     gone = {n for n in used_before - used_after}
     dali_import_ids = {id(stmt) for stmt, _ in collect(new).statements}
     need_ndd = ndd not in names.aliases
+    # Only the paths to what may change are entered (a full pass rebuilds every statement of the
+    # file): the DALI imports, and lines with no statement left, which are dropped. Both are
+    # statements: no need to walk into expressions, or into the parts of a line or a definition
+    # that hold no statement.
+    enter = _holding(
+        [new],
+        lambda n: id(n) in dali_import_ids or (type(n) is cst.SimpleStatementLine and not n.body),
+        not_into=(cst.BaseExpression, cst.BaseSmallStatement, cst.Parameters, cst.Decorator),
+    )
 
     class _Fix(cst.CSTTransformer):
         def __init__(self):
             self.last_dali_import = None
 
         def on_visit(self, node) -> bool:
-            # Imports are statements: no need to walk into expressions.
-            return not isinstance(node, cst.BaseExpression)
+            return id(node) in enter
 
         def leave_Import(self, original, updated):
             if id(original) not in dali_import_ids:
@@ -582,13 +670,19 @@ def _imports_module(module: cst.Module, name: str) -> bool:
 
 
 def _add_definition(module: cst.Module, text: str) -> cst.Module:
-    """A module-level class or function after the last top-level import (two blank lines around it)."""
-    new = cst.parse_module(text).body
+    """A module-level class or function after the last top-level import above its first use (two
+    blank lines around it). Not simply after the last import: a notebook (one module made of its
+    cells) or a script may import again below the cell that uses the definition, which would then
+    run before the definition exists."""
+    new = templates.module_body(text)  # (the same helpers come for many files)
+    defined = {s.name.value for s in new if isinstance(s, (cst.ClassDef, cst.FunctionDef))}
     blank = [cst.EmptyLine(), cst.EmptyLine()]
     new = [new[0].with_changes(leading_lines=blank), *new[1:]]
     body = list(module.body)
     anchor = -1
     for i, stmt in enumerate(body):
+        if defined & names_in(stmt):
+            break
         if _is_import_line(stmt):
             anchor = i
     rest = body[anchor + 1 :]
@@ -660,7 +754,7 @@ def _is_dali_import_line(stmt) -> bool:
 def _add_import(module: cst.Module, line: str, before_dali: bool = False) -> cst.Module:
     """Put the import after the last top-level DALI import (or before the first, for numpy),
     else after the last import, else at the top."""
-    new_stmt = cst.parse_statement(line + "\n")
+    new_stmt = templates.statement(line + "\n")
     body = list(module.body)
     anchor = None
     for i, stmt in enumerate(body):

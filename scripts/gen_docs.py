@@ -50,6 +50,7 @@ EXAMPLES = {
                         "types.SampleInfo(i * batch_size + j, j, i, 0)"),
     "torch-iterator": ("dali_generic_iterator", "DALIGenericIterator(", "loader = DaliTorchIterator("),
     "jax-iterator": ("jax_generic_iterator", "DALIGenericIterator(", "loader = DaliJaxIterator("),
+    "pipe-device-id": ("jax_pipeline_per_device", "{pipeline.device_id}", "working on device {id}"),
     "paddle-iterator": ("paddle_resnet50_train", "DALIClassificationIterator(val, reader_name=\"Reader\"",
                         "val_loader = DaliPaddleIterator(val, [\"data\", \"label\"]"),
     "constant": ("constant_values", "types.Constant(np.float32([1.25, 0.75, 0.5]))", "images * [1.25, 0.75, 0.5]"),

@@ -266,3 +266,91 @@ def test_iterators_left_with_a_marker(key):
     result = convert_source(source)
     assert result.output.count("def pipe_fn(root):") == 1 and "@pipeline_def" in result.output
     assert any(words in m.reason for m in result.markers), [m.reason for m in result.markers]
+
+
+SUBCLASS_SOURCE = '''\
+import torch
+from nvidia.dali import fn, pipeline_def
+from nvidia.dali.plugin.pytorch import {iterator}, LastBatchPolicy
+
+
+@pipeline_def(batch_size={bs}, num_threads={threads}, device_id=0)
+def pipe_fn(root):
+    jpegs, labels = fn.readers.file(file_root=root, name="Reader", pad_last_batch={pad})
+    images = fn.decoders.image(jpegs, device="mixed")
+    images = fn.resize(images, resize_x=8, resize_y=8)
+    return images, labels.gpu()
+
+
+def epochs(root, n):
+    pipe = pipe_fn(root)
+
+    class Wrapper({iterator}):
+        def __init__(self, *kargs, **kvargs):
+            super().__init__(*kargs, **kvargs)
+            self.resets = 0
+
+        def __next__(self):
+            out = super().__next__()
+            out = out[0]
+            return [out[k] if k != "label" else torch.squeeze(out[k], -1) for k in self.output_map]
+
+        def reset(self):
+            self.resets += 1
+            super().reset()
+
+    loader = Wrapper({args})
+    seen = []
+    for _ in range(n):
+        {loop}
+        seen.append(("len", len(loader), loader.size, loader.resets))
+    return seen
+'''
+
+SUBCLASS_FOR = """for data in loader:
+            seen.append(tuple(data))"""
+SUBCLASS_NEXT = """while True:
+            try:
+                data = loader.next()
+            except StopIteration:
+                seen.append("stop")
+                break
+            seen.append(tuple(data))
+        loader.reset()"""
+
+
+def _subclass_cases():
+    out = []
+    for policy, loop in itertools.product(["FILL", "DROP", "PARTIAL"], [SUBCLASS_FOR, SUBCLASS_NEXT]):
+        pol = f"last_batch_policy=LastBatchPolicy.{policy}"
+        kind = "for" if loop is SUBCLASS_FOR else "next"
+        out.append((f"classification-{policy}-{kind}", "DALIClassificationIterator",
+                    f'pipe, reader_name="Reader", {pol}, auto_reset=True', policy == "DROP", 4, loop))
+        out.append((f"generic-{policy}-{kind}", "DALIGenericIterator",
+                    f'[pipe], ["data", "label"], size=13, {pol}', False, 4, loop))
+    return out
+
+
+SUBCLASS_CASES = _subclass_cases()
+
+
+@pytest.mark.parametrize("case", SUBCLASS_CASES, ids=[c[0] for c in SUBCLASS_CASES])
+def test_iterator_subclass_matches(case, tmp_path, fixture_data):
+    """A class derived from DALI's iterator (PyTorch Lightning's example) that reshapes each batch in
+    __next__ and counts resets: the converted class, derived from DaliTorchIterator, gets the same
+    calls of its overrides (the first batch prepared without them, next() through them)."""
+    name, iterator, args, pad, bs, loop = case
+    source = SUBCLASS_SOURCE.format(iterator=iterator, args=args, pad=pad, bs=bs, loop=loop, threads=ndd.get_num_threads())
+    result = convert_source(source)
+    assert not result.markers, result.output
+    assert "class Wrapper(DaliTorchIterator):" in result.output and f"import {iterator}" not in result.output
+    original = _load(tmp_path, "original_sub", to_cpu(source))
+    converted = _load(tmp_path, "converted_sub", to_cpu(result.output))
+    root = str(fixture_data / "images")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = original.epochs(root, 3)
+    got = converted.epochs(root, 3)
+    assert sum(isinstance(x, tuple) and isinstance(x[0], torch.Tensor) for x in want) >= 6
+    assert any(isinstance(x, tuple) and x[0] == "len" and x[3] > 0 for x in want)  # the override was reached
+    _same(want, got)

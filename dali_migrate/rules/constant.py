@@ -32,6 +32,15 @@ Why these are exact (each checked against a pipeline by golden-run cases):
 Values are computed here, not left to a conversion at run time: ``fn.constant`` stores ``fdata``
 as float32 and converts to ``dtype`` with rounding and saturation, ndd/numpy convert differently,
 so only values that the target type holds exactly are converted (others stay marked).
+
+A numpy array held in a variable (``types.Constant(arr)``, ``types.Constant(arr + 100)``, as in
+DALI's tensor_join example) is read the same way where ``arr = np.array(<literal values>)`` is the
+file's only binding of the name, at its top, and ``types.Constant(...)`` values are its only uses:
+then nothing changes the array, and the values written into the converted code are those the
+pipeline copied when ``types.Constant`` was called. Arithmetic with a number is computed as numpy
+computes it, for int64 and float64 arrays only (the default types of an array of literals, which
+numpy 1 and 2 promote alike). Any other use of the name (``arr[0] = 7``, ``print(arr)``,
+``f(arr)``) leaves the constant marked.
 """
 
 from __future__ import annotations
@@ -43,6 +52,7 @@ from typing import Optional
 
 import libcst as cst
 
+from dali_migrate import cst_walk, templates
 from dali_migrate import parents as parents_mod
 from dali_migrate.cst_util import kwarg
 from dali_migrate.dali_imports import MATH, TYPES
@@ -201,6 +211,171 @@ def _numpy_value(expr, ctx):
     raise _Block("a numpy call this rule does not read")
 
 
+# numpy's result for ``array <op> number`` where the array is int64 or float64: the two types
+# numpy gives an array of literal values by default, and the two for which numpy 1 and 2 type the
+# result alike (a narrower array's result type depends on the number and on numpy's version).
+_FOLDS = {cst.Add: lambda a, b: a + b, cst.Subtract: lambda a, b: a - b, cst.Multiply: lambda a, b: a * b}
+_INT64 = (-(2**63), 2**63 - 1)
+# The converted code holds a named array's values written out, once per types.Constant(...).
+_MAX_NAMED = 1024
+_BY_HAND = (
+    "convert by hand: types.Constant(<array>) copies the array when it is called (float64 as float32, "
+    "int64 as int32) and is a batch of that sample: ndd.Batch.broadcast(ndd.tensor(<copy>), batch_size)"
+)
+
+
+def _number(expr):
+    """An int or float literal (not a bool), or None."""
+    try:
+        value = _literal(expr)
+    except _Block:
+        return None
+    return value if type(value) in (int, float) else None
+
+
+def _named_array(expr, ctx):
+    """``arr``, ``arr + 100``, ``2.0 * arr``...: (value, numpy type, True) as numpy computes it, where
+    ``arr`` is a numpy array of literal values that the file binds once at its top and uses only in
+    ``types.Constant(...)`` (the value the pipeline took, whenever it took it); None where ``expr``
+    is not such an expression of a name; _Block where it is but cannot be read exactly."""
+    if isinstance(expr, cst.Name) and expr.value not in ("True", "False", "None"):
+        return _module_array(expr.value, ctx)
+    if not (isinstance(expr, cst.BinaryOperation) and type(expr.operator) in _FOLDS):
+        return None
+    array, number, left = _named_array(expr.left, ctx), _number(expr.right), True
+    if array is None:
+        array, number, left = _named_array(expr.right, ctx), _number(expr.left), False
+    if array is None:
+        return None
+    if number is None:
+        raise _Block(f"`{_code(expr)}`: only arithmetic of an array with a number literal is read; {_BY_HAND}")
+    values, np_type, _ = array
+    if np_type not in ("INT64", "FLOAT64"):
+        raise _Block(f"arithmetic on an array of {np_type}, whose result type differs between numpy versions")
+    result = "FLOAT64" if np_type == "FLOAT64" or isinstance(number, float) else "INT64"
+    if result == "FLOAT64" and isinstance(number, int) and abs(number) > 2**53:
+        raise _Block(f"{number} has no exact float64")
+    fold = _FOLDS[type(expr.operator)]
+
+    def apply(v):
+        if isinstance(v, list):
+            return [apply(x) for x in v]
+        a, b = (float(v), float(number)) if result == "FLOAT64" else (v, number)
+        out = fold(a, b) if left else fold(b, a)
+        if result == "INT64" and not _INT64[0] <= out <= _INT64[1]:
+            raise _Block(f"`{_code(expr)}` overflows int64")
+        return out
+
+    return apply(values), result, True
+
+
+def _constant_values(module, names) -> set:
+    """ids of the Name nodes in the values of ``types.Constant(...)`` calls that _named_array reads
+    (a name, or arithmetic of names and number literals): uses that cannot change an array."""
+    found = set()
+
+    def pure(expr, seen: list) -> bool:
+        if isinstance(expr, cst.Name):
+            seen.append(id(expr))
+            return True
+        if isinstance(expr, cst.BinaryOperation) and type(expr.operator) in _FOLDS:
+            return all(_number(side) is not None or pure(side, seen) for side in (expr.left, expr.right))
+        return False
+
+    for node in cst_walk.walk(module):
+        if isinstance(node, cst.Call) and names.qualify(node.func) == TYPES + ".Constant":
+            try:
+                value = _args(node, ("value",)).get("value")
+            except _Block:
+                continue
+            seen: list = []
+            if value is not None and pure(value, seen):
+                found.update(seen)
+    return found
+
+
+_BINDS = (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.Param, cst.For, cst.AsName, cst.NamedExpr,
+          cst.CompFor, cst.FunctionDef, cst.ClassDef, cst.ImportAlias, cst.NameItem)
+
+
+def _module_array(name: str, ctx):
+    module = ctx.module
+    if module is None:
+        return None
+    why = f"its value `{name}` is not"
+    bindings, strays = _module_uses(module, ctx.names).get(name, ((), ()))
+    if any(binds for binds, _ in strays) or len(bindings) > 1 or not bindings:
+        where = next((shown for binds, shown in strays if binds), None)
+        at = f" (`{_code(where)}`)" if where is not None else ""
+        raise _Block(f"{why} bound once, at the top of the file, to a numpy array of literal values{at}; {_BY_HAND}")
+    if strays:
+        raise _Block(
+            f"`{name}` is used elsewhere in the file (`{_code(strays[0][1])}`), which may change the array "
+            f"before the pipeline takes its value; {_BY_HAND}"
+        )
+    binding = bindings[0]
+    try:
+        numpy = _numpy_value(binding.value, ctx)
+    except _Block:
+        numpy = None
+    if numpy is None or not numpy[2]:
+        raise _Block(f"{why} a numpy array of literal values (`{name} = {_code(binding.value)}`); {_BY_HAND}")
+    if len(_flat(numpy[0])[0]) > _MAX_NAMED:
+        raise _Block(f"`{name}` holds more than {_MAX_NAMED} values, too many to write into the converted code; {_BY_HAND}")
+    return numpy
+
+
+def _module_uses(module, names) -> dict:
+    """name -> (its bindings ``name = ...`` alone on a top-level line, [(whether it binds the name,
+    what a marker shows)] for its other uses), each in the order of one walk of the module.
+
+    Worked out for every name at once and kept for the module (the node and ``names`` are kept with
+    the answer, so their ids stay theirs): the blocker and the rewrite ask for each
+    ``types.Constant(<name>)``, and each question would otherwise walk the whole file twice."""
+    hit = _uses_cache.get(id(module))
+    if hit is not None and hit[0] is module and hit[1] is names:
+        return hit[2]
+    targets = {
+        id(stmt.body[0].targets[0]): stmt.body[0]
+        for stmt in module.body
+        if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Assign)
+        and len(stmt.body[0].targets) == 1
+    }
+    allowed = _constant_values(module, names)
+    found: dict = {}
+    stack = [(module, None, None)]
+    while stack:
+        node, parent, grand = stack.pop()
+        if type(node) is cst.Name:  # (a Name has no children the walk enters)
+            if (isinstance(parent, cst.Attribute) and parent.attr is node) or (isinstance(parent, cst.Arg) and parent.keyword is node):
+                continue
+            if id(node) in allowed:
+                continue
+            bindings, strays = found.setdefault(node.value, ([], []))
+            if id(parent) in targets and parent.target is node:
+                bindings.append(targets[id(parent)])
+            else:
+                # what to show: the call an argument belongs to, the binding construct, else the parent
+                shown = grand if isinstance(parent, cst.Arg) and grand is not None else parent
+                strays.append((isinstance(parent, _BINDS), shown if shown is not None else node))
+            continue
+        stack.extend((child, node, parent) for child in cst_walk.children(node))
+    if len(_uses_cache) >= 4:
+        _uses_cache.clear()  # a file's questions come together: older files are not asked about again
+    _uses_cache[id(module)] = (module, names, found)
+    return found
+
+
+_uses_cache: dict = {}  # id(module) -> (module, names, _module_uses's answer)
+
+
+def _code(node) -> str:
+    """``node``'s source on one line, cut short: for a marker."""
+    lines = cst.Module(body=[]).code_for_node(node).strip().splitlines() or [""]
+    text = " ".join(line.strip() for line in lines)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def _f32(v: float) -> float:
     return struct.unpack("f", struct.pack("f", v))[0]
 
@@ -338,6 +513,8 @@ def read_types_constant(call: cst.Call, ctx):
     if device not in (None, "cpu", "gpu"):
         raise _Block(f'device="{device}"')
     numpy = _numpy_value(args["value"], ctx)
+    if numpy is None:
+        numpy = _named_array(args["value"], ctx)
     if numpy is not None:
         value, np_type, is_array = numpy
     else:
@@ -435,7 +612,23 @@ def _where(node, index, info, names) -> _Where:
 
 def _graph_names(info, names) -> set:
     """Names that hold DataNodes: bound by per-iteration statements, constants excepted (a name
-    holding a ScalarConstant or a converted Python list is no Batch)."""
+    holding a ScalarConstant or a converted Python list is no Batch).
+
+    Kept on the pipeline (asked for each constant, by the blocker and again by the rewrite) for
+    as long as its statements are these very nodes: the conditionals rule may replace them in
+    between. The set is only read."""
+    key = (info.reader_index, frozenset(info.setup))
+    kept = info.__dict__.get("_constant_graph_names")
+    if kept is not None and kept[1] == key and kept[2] is names and len(kept[0]) == len(info.statements) and all(
+        a is b for a, b in zip(kept[0], info.statements)
+    ):
+        return kept[3]
+    found = _find_graph_names(info, names)
+    info.__dict__["_constant_graph_names"] = (list(info.statements), key, names, found)
+    return found
+
+
+def _find_graph_names(info, names) -> set:
     from dali_migrate.pipeline_analysis import _assigned_names
 
     found: set = set()
@@ -657,7 +850,7 @@ def _converted(call: cst.Call, ctx) -> cst.BaseExpression:
     text = _expression(form, const, ctx)
     if power_base and text.startswith("-"):
         text = f"({text})"  # -2.0 ** x is -(2.0 ** x)
-    new = cst.parse_expression(text)
+    new = templates.expression(text)  # the blocker and the rewrite make the same text
     return new.with_changes(lpar=[*call.lpar, *new.lpar], rpar=[*new.rpar, *call.rpar])
 
 

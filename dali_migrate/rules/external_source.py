@@ -44,6 +44,12 @@ Sources run when ``next()`` asks for their batch, not ``prefetch_queue_depth`` b
 ``parallel=True`` sources run in this process: the same data, at other times. ``dtype=`` becomes
 ``as_batch(dtype=...)``, which converts where the pipeline checked: the same for valid data.
 
+A source the pipeline function takes as a parameter (``def example(input_data):
+fn.external_source(input_data, batch=False)``, called as ``example(lambda: ...)``) has the kind of
+what the file's calls of the pipeline pass, where every mention of the pipeline is such a call and
+all of them pass sources of one kind, called with as many arguments (lambdas, functions or
+generator functions of the file, lists...); the converted generator takes it as the same parameter.
+
 An external source fed by a converted Pipeline subclass's ``iter_setup()`` (``dali_migrate/legacy.py``
 synthesizes it with the batch that ``feed_input`` got) becomes ``ndd.as_batch(<that batch>, ...)``.
 
@@ -53,7 +59,8 @@ call (``ndd.as_batch`` where ``no_copy=True``): see ``dali_migrate/fed_inputs.py
 
 Left to a person (marker): a source without ``source=`` and without ``name=`` (fed through its
 node), fed sources beside a reader or a sourced one, a source whose kind (callable / iterable / generator function) cannot be seen in the
-file, several sources that share a name, ``cycle=`` with a callable, ``num_outputs=`` whose outputs
+file (for a parameter: a call passes something else, or calls pass sources of two kinds),
+several sources that share a name, ``cycle=`` with a callable, ``num_outputs=`` whose outputs
 are not unpacked on the spot, and arguments not written as literals where their value decides.
 """
 
@@ -65,8 +72,9 @@ from typing import Optional
 import libcst as cst
 import libcst.matchers as m
 
+from dali_migrate import cst_walk, templates
 from dali_migrate.cst_util import code, fresh_name, kwarg
-from dali_migrate.legacy import SYNTHETIC_FEED, captured_def, iter_setup_draws
+from dali_migrate.legacy import SYNTHETIC_DECORATOR, SYNTHETIC_FEED, captured_def, iter_setup_draws
 from dali_migrate.rules.base import OpCallRule
 
 _KEEP = ("layout", "dtype", "device")
@@ -102,12 +110,43 @@ def _bool_literal(call, key, default):
 
 
 def _top_def(module, name):
+    """The module's one top-level ``def``/``class`` of ``name``, where no top-level assignment
+    binds the name too; else None."""
     if module is None:
         return None
-    found = [s for s in module.body if isinstance(s, (cst.FunctionDef, cst.ClassDef)) and s.name.value == name]
-    bound_else = [s for s in module.body if isinstance(s, cst.SimpleStatementLine) and any(
-        isinstance(b, cst.Assign) and any(m.matches(t.target, m.Name(name)) for t in b.targets) for b in s.body)]
-    return found[0] if len(found) == 1 and not bound_else else None
+    defs, assigned = _top_level(module)
+    found = defs.get(name, ())
+    return found[0] if len(found) == 1 and name not in assigned else None
+
+
+def _top_level(module) -> tuple:
+    """({name: [its top-level defs and classes]}, names top-level assignments bind), once per
+    module: every source of every pipeline asks (the node is kept with the answer, so its id
+    stays its own)."""
+    hit = _top_cache.get(id(module))
+    if hit is not None and hit[0] is module:
+        return hit[1]
+    defs: dict = {}
+    assigned: set = set()
+    for s in module.body:
+        if isinstance(s, (cst.FunctionDef, cst.ClassDef)):
+            defs.setdefault(s.name.value, []).append(s)
+        elif isinstance(s, cst.SimpleStatementLine):
+            for b in s.body:
+                if isinstance(b, cst.Assign):
+                    assigned.update(t.target.value for t in b.targets if isinstance(t.target, cst.Name))
+    if len(_top_cache) >= 4:
+        _top_cache.clear()  # a file's pipelines come together: older files are not asked about again
+    _top_cache[id(module)] = (module, (defs, assigned))
+    return defs, assigned
+
+
+_top_cache: dict = {}  # id(module) -> (module, _top_level's answer)
+
+
+def _is_name(node, name: str) -> bool:
+    # what m.matches(node, m.Name(name)) says, without the cost of a matcher
+    return isinstance(node, cst.Name) and node.value == name
 
 
 def _module_instance(module, name) -> Optional[str]:
@@ -118,7 +157,7 @@ def _module_instance(module, name) -> Optional[str]:
         small.value.func.value
         for s in module.body if isinstance(s, cst.SimpleStatementLine)
         for small in s.body
-        if isinstance(small, cst.Assign) and any(m.matches(t.target, m.Name(name)) for t in small.targets)
+        if isinstance(small, cst.Assign) and any(_is_name(t.target, name) for t in small.targets)
         and isinstance(small.value, cst.Call) and isinstance(small.value.func, cst.Name)
     ]
     return found[0] if len(found) == 1 else None
@@ -132,24 +171,26 @@ def _positional_count(func: cst.FunctionDef, method: bool) -> int:
 
 
 def _has_yield(func) -> bool:
-    class _V(cst.CSTVisitor):
-        found = False
-
-        def visit_FunctionDef(self, node):
-            return node is func
-
-        def visit_Yield(self, node):
-            _V.found = True
-
-    func.visit(_V())
-    return _V.found
+    """Does ``func`` itself yield (not a function defined in it)?"""
+    return any(
+        type(n) is cst.Yield
+        for part in cst_walk.children(func)
+        for n in cst_walk.walk(part, not_into=(cst.FunctionDef,))
+    )
 
 
 def source_kind(expr, module, pipeline=None):
     """('callable', n_args) / ('iterable', None) / ('generator_function', None), or a reason (str).
 
     ``pipeline``: the pipeline function, which may have taken a source redefined later in the file
-    as a parameter (legacy.captured_def)."""
+    as a parameter (legacy.captured_def), or take it from its callers (_parameter_kind)."""
+    if (
+        isinstance(expr, cst.Name)
+        and pipeline is not None
+        and not _synthesized(pipeline)
+        and expr.value in _param_names(pipeline)
+    ):
+        return _parameter_kind(expr.value, module, pipeline)
     if isinstance(expr, (cst.List, cst.Tuple)):
         return ("iterable", None)
     if isinstance(expr, cst.Lambda):
@@ -178,7 +219,7 @@ def source_kind(expr, module, pipeline=None):
             )
     if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name):
         d = _top_def(module, expr.func.value)
-        if isinstance(d, cst.ClassDef) and all(m.matches(b.value, m.Name("object")) for b in d.bases) and not d.decorators and not d.keywords:
+        if isinstance(d, cst.ClassDef) and all(_is_name(b.value, "object") for b in d.bases) and not d.decorators and not d.keywords:
             methods = {f.name.value: f for f in d.body.body if isinstance(f, cst.FunctionDef)}
             if "__iter__" in methods or "__getitem__" in methods:
                 if "__call__" in methods:
@@ -193,7 +234,151 @@ def source_kind(expr, module, pipeline=None):
                 if _has_yield(call):
                     return ("generator_function", None)
                 return ("callable", _positional_count(call, True))
-    return f"cannot tell whether the source `{code(expr)}` is a callable, an iterable or a generator function: convert by hand"
+    return f"cannot tell whether the source `{_one_line(expr)}` is a callable, an iterable or a generator function: convert by hand"
+
+
+def _synthesized(func) -> bool:
+    """A pipeline that dali_migrate/legacy.py made from a class or a ``with pipe:`` block: its
+    parameters are the class's constructor's, or the sources it captured (captured_def)."""
+    return bool(func.decorators) and m.matches(func.decorators[0].decorator, m.Call(func=m.Name(SYNTHETIC_DECORATOR)))
+
+
+def _param_names(func) -> list:
+    p = func.params
+    return [q.name.value for q in [*p.posonly_params, *p.params, *p.kwonly_params]]
+
+
+def _parameter_kind(name: str, module, pipeline):
+    """The kind of the source a pipeline gets as its parameter ``name``: the kind every call of the
+    pipeline in the file passes, or why it cannot be told.
+
+    Every mention of the pipeline's name must be a call of it: one passed on (``partial(p, ...)``,
+    a list of pipelines) may be called with anything. A module that imports the pipeline from this
+    file cannot call the converted generator as a pipeline at all (``build()``, ``run()`` are gone),
+    so its calls fail loudly rather than take a source of another kind."""
+    why = f"the source `{name}` is a parameter of {pipeline.name.value}()"
+    if any(name in _bound_names(stmt) for stmt in pipeline.body.body):
+        return f"{why}, assigned again in its body: convert by hand"
+    calls = _pipeline_calls(module, pipeline)
+    if isinstance(calls, str):
+        return f"{why}, which {calls}: cannot tell what its callers pass, convert by hand"
+    if not calls:
+        return f"{why}, which nothing in this file calls: cannot tell what its callers pass, convert by hand"
+    params = pipeline.params
+    kinds = {}
+    for call, scopes in calls:
+        arg = _argument_for(call, params, name)
+        if isinstance(arg, str):
+            return f"{why}: {_one_line(call.func)}(...) {arg}: convert by hand"
+        if arg is None:
+            default = next((q.default for q in [*params.posonly_params, *params.params, *params.kwonly_params]
+                            if q.name.value == name), None)
+            if default is None or pipeline not in module.body:
+                return f"{why}, and a call passes none: convert by hand"
+            # A default is evaluated where the pipeline is defined: at the top of the file.
+            arg, scopes = default, ()
+        if isinstance(arg, cst.Name) and any(_binds(scope, arg.value) for scope in scopes):
+            return f"{why}, and a call passes `{arg.value}`, a name of the function it is called in: convert by hand"
+        kind = source_kind(arg, module)
+        if isinstance(kind, str):
+            return f"{why}; a call of it passes one that dali-migrate cannot follow: {kind}"
+        kinds[kind] = arg
+    if len(kinds) > 1:
+        return f"{why}, whose calls pass sources of different kinds ({', '.join(_one_line(a) for a in kinds.values())}): convert by hand"
+    return next(iter(kinds))
+
+
+def _one_line(node) -> str:
+    """``node``'s source on one line, cut short: for a marker."""
+    text = " ".join(line.strip() for line in code(node).strip().splitlines())
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+_SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+
+
+_calls_cache: dict = {}
+
+
+def _pipeline_calls(module, func):
+    """[(call of ``func``, the scopes it is in, innermost last)], or what else names ``func`` (str)."""
+    if module is None:
+        return "is not seen with the rest of the file"
+    # Asked for again by every rule pass over the pipeline: one walk of the file per pipeline.
+    hit = _calls_cache.get((id(module), id(func)))
+    if hit is not None and hit[0] is module and hit[1] is func:
+        return hit[2]
+    if len(_calls_cache) > 64:
+        _calls_cache.clear()
+    found = _walk_calls(module, func)
+    _calls_cache[(id(module), id(func))] = (module, func, found)  # the nodes are kept: their ids stay theirs
+    return found
+
+
+def _walk_calls(module, func):
+    name = func.name.value
+    found = []
+    stack = [(module, None, ())]
+    while stack:
+        node, parent, scopes = stack.pop()
+        if type(node) is cst.Name and node.value == name:
+            if node is func.name or (isinstance(parent, cst.Attribute) and parent.attr is node) or (
+                isinstance(parent, cst.Arg) and parent.keyword is node
+            ):
+                pass
+            elif isinstance(parent, cst.Call) and parent.func is node:
+                found.append((parent, scopes))
+            else:
+                return f"is used here other than by calling it (`{_one_line(parent) if parent is not None else name}`)"
+            continue
+        inner = (*scopes, node) if isinstance(node, _SCOPES) else scopes
+        stack.extend((child, node, inner) for child in reversed(cst_walk.children(node)))
+    return found
+
+
+def _argument_for(call: cst.Call, params, name: str):
+    """The expression ``call`` gives parameter ``name`` (None: none), or why it cannot be told."""
+    if any(a.star for a in call.args):
+        return "is called with *args/**kwargs"
+    positional = [*params.posonly_params, *params.params]
+    given = [a for a in call.args if a.keyword is None]
+    for i, a in enumerate(given):
+        if i < len(positional) and positional[i].name.value == name:
+            return a.value
+    for a in call.args:
+        if a.keyword is not None and a.keyword.value == name:
+            return a.value
+    return None
+
+
+def _bound_names(node) -> set:
+    """Names bound anywhere under ``node``: assignment, loop and with targets, imports, definitions."""
+    from dali_migrate.pipeline_analysis import _assigned_names
+
+    found = set(_assigned_names(node))
+    for n in cst_walk.walk(node):
+        if isinstance(n, (cst.FunctionDef, cst.ClassDef)) and n is not node:
+            found.add(n.name.value)
+        elif isinstance(n, cst.ImportAlias):
+            found.add(n.asname.name.value if n.asname is not None and isinstance(n.asname.name, cst.Name)
+                      else code(n.name).split(".")[0])
+        elif isinstance(n, cst.CompFor):
+            found |= cst_walk.names(n.target)
+        elif isinstance(n, (cst.Global, cst.Nonlocal)):
+            found |= {g.name.value for g in n.names}
+    return found
+
+
+def _binds(scope, name: str) -> bool:
+    """Does ``scope`` (a function, lambda, class or comprehension) make ``name`` a name of its own?"""
+    if isinstance(scope, (cst.FunctionDef, cst.Lambda)):
+        p = scope.params
+        every = [*p.posonly_params, *p.params, *p.kwonly_params]
+        every += [q for q in (p.star_arg, p.star_kwarg) if isinstance(q, cst.Param)]
+        if any(q.name.value == name for q in every):
+            return True
+    body = scope.body if isinstance(scope, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) else scope
+    return name in _bound_names(body)
 
 
 @dataclasses.dataclass
@@ -339,10 +524,26 @@ def _per_output(call, key: str, outputs: Optional[int]):
 
 
 def _statement_of(call, info):
-    for i, stmt in enumerate(info.statements):
-        if m.findall(stmt, m.MatchIfTrue(lambda n: n is call)):
-            return i, stmt
-    return None, None
+    i = _statement_index(info).get(id(call))
+    return (i, info.statements[i]) if i is not None else (None, None)
+
+
+def _statement_index(info) -> dict:
+    """id(node) -> the index of the first of the pipeline's statements that holds it.
+
+    Asked for each external source and each operator that needs the batch size, from the blocker
+    and again from the rewrite: one walk of the statements, kept on the pipeline for as long as its
+    statements are these very nodes (the conditionals rule may replace them before the rewrite)."""
+    statements = info.statements
+    kept = info.__dict__.get("_statement_index")
+    if kept is not None and len(kept[0]) == len(statements) and all(a is b for a, b in zip(kept[0], statements)):
+        return kept[1]
+    index: dict = {}
+    for i, stmt in enumerate(statements):
+        for node in cst_walk.walk(stmt):
+            index.setdefault(id(node), i)
+    info.__dict__["_statement_index"] = (list(statements), index)
+    return index
 
 
 def _pipeline_plan(ctx):
@@ -447,14 +648,15 @@ def _check_fed(found, info, drawn) -> Optional[str]:
 
 def _shared_names(expr) -> set:
     """Names a source expression holds on to (not those it only calls, like a class it instantiates)."""
-    called = {id(c.func) for c in m.findall(expr, m.Call())}
-    return {n.value for n in m.findall(expr, m.Name()) if id(n) not in called}
+    nodes = list(cst_walk.walk(expr))  # libcst's order, as m.findall's: the set is built in the same order
+    called = {id(c.func) for c in nodes if type(c) is cst.Call}
+    return {n.value for n in nodes if type(n) is cst.Name and id(n) not in called}
 
 
 def _check_place(s: _Source, info) -> Optional[str]:
     i, stmt = _statement_of(s.call, info)
     if i is None:
-        if info.returned is None or not m.findall(info.returned, m.MatchIfTrue(lambda n: n is s.call)):
+        if info.returned is None or not any(n is s.call for n in cst_walk.walk(info.returned)):
             return "fn.external_source is not a statement of the pipeline function: convert by hand"
         i = len(info.statements)  # in the `return` line: nothing comes after it
     if s.outputs is not None:
@@ -473,7 +675,7 @@ def _check_place(s: _Source, info) -> Optional[str]:
     # The source is made once, before the loop: a name it uses must not change after this call.
     from dali_migrate.pipeline_analysis import _assigned_names
 
-    used = {n.value for n in m.findall(_arg(s.call, "source").value, m.Name())}
+    used = cst_walk.names(_arg(s.call, "source").value)
     for later in info.statements[i + 1 :]:
         if used & _assigned_names(later):
             return "fn.external_source: a name its source uses is assigned again after it: convert by hand"
@@ -505,8 +707,12 @@ def _reaches_outputs(i: int, info) -> bool:
 
 
 def _reads(node) -> set:
-    """Variables ``node`` reads (not those it only assigns)."""
+    """Variables ``node`` reads (not those it only assigns): the names of ``node``, less assignment,
+    loop and ``as`` targets, walrus targets, attribute names and keywords (the annotation of an
+    annotated assignment is not counted). A walk of its own, not a libcst visitor: asked for every
+    statement after each external source."""
     found: set = set()
+    stack = [node]
 
     def target(t):
         if isinstance(t, (cst.Tuple, cst.List)):
@@ -515,46 +721,28 @@ def _reads(node) -> set:
         elif isinstance(t, cst.StarredElement):
             target(t.value)
         elif not isinstance(t, cst.Name):
-            t.visit(_V())  # x.attr = ..., x[i] = ...: x is read
+            stack.append(t)  # x.attr = ..., x[i] = ...: x is read
 
-    class _V(cst.CSTVisitor):
-        def visit_AssignTarget(self, n):
+    while stack:
+        n = stack.pop()
+        tp = type(n)
+        if tp is cst.Name:
+            found.add(n.value)
+        elif tp is cst.AssignTarget:
             target(n.target)
-            return False
-
-        def visit_AnnAssign(self, n):
+        elif tp is cst.AnnAssign:
             target(n.target)
             if n.value is not None:
-                n.value.visit(self)
-            return False
-
-        def visit_For(self, n):
+                stack.append(n.value)
+        elif tp is cst.For:
             target(n.target)
-            n.iter.visit(self)
-            n.body.visit(self)
-            if n.orelse is not None:
-                n.orelse.visit(self)
-            return False
-
-        def visit_AsName(self, n):
-            return False
-
-        def visit_NamedExpr(self, n):
-            n.value.visit(self)
-            return False
-
-        def visit_Attribute(self, n):
-            n.value.visit(self)
-            return False
-
-        def visit_Arg(self, n):
-            n.value.visit(self)
-            return False
-
-        def visit_Name(self, n):
-            found.add(n.value)
-
-    node.visit(_V())
+            stack.extend((n.iter, n.body) if n.orelse is None else (n.iter, n.body, n.orelse))
+        elif tp is cst.AsName:
+            pass
+        elif tp is cst.NamedExpr or tp is cst.Attribute or tp is cst.Arg:
+            stack.append(n.value)
+        else:
+            stack.extend(cst_walk.children(n))
     return found
 
 
@@ -593,7 +781,7 @@ def _iterator(s: _Source, src: str, ctx) -> str:
 
 
 def _stmt(text: str) -> cst.BaseStatement:
-    return cst.parse_statement(text)
+    return templates.statement(text)  # (the same lines come for every pipeline)
 
 
 def _prepare(ctx) -> dict:
@@ -613,7 +801,7 @@ def _prepare(ctx) -> dict:
         data = fresh_name("source_data", ctx.taken)
         ctx.loop_setup = [*ctx.loop_setup, _stmt(f"{src} = {code(_arg(call, 'source').value)}\n")]
         loop = src if s.kind == "iterable" else _iterator(s, src, ctx)
-        ctx.source_loop = (cst.parse_expression(loop), data)
+        ctx.source_loop = (templates.expression(loop), data)
         state[id(call)] = data
         return state
     if not sourced:
@@ -691,7 +879,7 @@ def _rewrite(call, op, ctx):
         layout = layouts[k]
         if isinstance(layout, cst.SimpleString) and not layout.evaluated_value:
             layout = None
-        items.append(cst.Element(_as_batch(cst.parse_expression(part), call, ctx, output=(layout, dtypes[k]))))
+        items.append(cst.Element(_as_batch(templates.expression(part), call, ctx, output=(layout, dtypes[k]))))
     return cst.Tuple(items, lpar=[], rpar=[])
 
 

@@ -72,8 +72,8 @@ _PADDLE_OUTPUT_MAP = (
     "        output_map = [v if isinstance(v, str) else v[0] for v in output_map]\n"
     + _TORCH_OUTPUT_MAP
 )
-_METHODS = '''    next = __next__
-
+_NEXT = "        return self.__next__()\n"
+_METHODS = _NEXT + '''
     @staticmethod
     def _paddle(out):
         # As DALI's iterator makes an output: Paddle's core DenseTensor over the dense batch's memory,
@@ -105,7 +105,7 @@ def edits(site) -> tuple:
         ("{name: out.torch() for name, out in zip(self.output_map, outputs)}",
          "{name: self._paddle(out) for name, out in zip(self.output_map, outputs)}"),
         ("{name: t[0:keep] for name, t in batch.items()}", "{name: self._cut(t, keep) for name, t in batch.items()}"),
-        ("    next = __next__\n", _METHODS.format(ndd=site.ndd)),
+        (_NEXT, _METHODS.format(ndd=site.ndd)),
     )
 
 
@@ -117,7 +117,7 @@ def multi_edits(site) -> tuple:
          "{name: self._paddle(out) for name, out in zip(self.output_map, outs)}"),
         ("{name: t[0:k] for name, t in b.items()}", "{name: self._cut(t, k) for name, t in b.items()}"),
         ("{name: t[0:keep] for name, t in batches[-1].items()}", "{name: self._cut(t, keep) for name, t in batches[-1].items()}"),
-        ("    next = __next__\n", _METHODS.format(ndd=site.ndd)),
+        (_NEXT, _METHODS.format(ndd=site.ndd)),
     )
 
 

@@ -20,6 +20,10 @@ which yields one dict per pipeline as DALI does (each pipeline's shard, the coun
 Every pipeline must be one the tool converts, made where it can see it, with batch sizes written
 the same; they are converted together or not at all.
 
+A class of the file derived from the iterator (``class Wrapper(DALIClassificationIterator)``,
+PyTorch Lightning's example) is called as the iterator is and gets the emitted class as its base,
+where ``iterator_subclasses`` finds that it reaches only what both classes share.
+
 Left to a person (the pipeline and the iterator stay, with a marker): a ``last_batch_policy`` / ``fill_last_batch`` that is not written out, a ``reader_name``
 that is not the pipeline's reader's ``name=``, a pipeline made by a factory (its reader's
 arguments cannot be matched), a batch size the tool cannot see, ``*args``.
@@ -39,7 +43,7 @@ from typing import Callable, Optional
 
 import libcst as cst
 
-from dali_migrate import pipe_lists
+from dali_migrate import iterator_subclasses, pipe_lists
 from dali_migrate.cst_util import fresh_name, kwarg, names_in
 from dali_migrate.rules.base import CallSiteRule
 from dali_migrate.rules.pipe_epoch_size import CannotConvert, _param_values, reader_expression, repeatable
@@ -118,6 +122,20 @@ def class_source(name: str = CLASS_NAME, edits=(), cls: str = CLASS_NAME) -> str
 class IteratorRule(CallSiteRule):
     #: (site) -> {key: module-level source the converted file needs}
     helpers: Callable = lambda site: {}
+    #: (call, site) -> [(node, rule)]: other nodes of the file rewritten with the call (by ``rule``)
+    also: Callable = lambda call, site: ()
+
+
+def _iterator(call: cst.Call, site, fw: Framework = TORCH):
+    """(the qualified name of the DALI iterator, the file's class derived from it or None), or None
+    when ``call`` makes neither (see ``iterator_subclasses``)."""
+    q = site.names.qualify(call.func)
+    if q in fw.iterators:
+        return q, None
+    found = iterator_subclasses.resolve(call.func, site.parents, site.names)
+    if found is not None and found[1] in fw.iterators:
+        return found[1], found[0]
+    return None
 
 
 def _class_name(site, fw: Framework = TORCH, multi: bool = False) -> str:
@@ -195,7 +213,12 @@ def _group(call: cst.Call, site, kind: str, fw: Framework):
 
 def _plan(call: cst.Call, site, fw: Framework = TORCH):
     """(new keyword args, output_map, the sites of several pipelines or None) or a reason (str)."""
-    kind = fw.iterators[site.names.qualify(call.func)]
+    q, subclass = _iterator(call, site, fw)
+    kind = fw.iterators[q]
+    if subclass is not None:
+        reason = iterator_subclasses.problem(subclass, call, site.parents)
+        if reason:
+            return reason
     bound = _args(call, kind, fw)
     if isinstance(bound, str):
         return bound
@@ -218,7 +241,7 @@ def _plan(call: cst.Call, site, fw: Framework = TORCH):
     if any(not b.deep_equals(bs) for b in sizes[1:]):
         # DALI asserts that they are equal; the tool cannot tell whether they are.
         return f"{_short(kind, fw)} over pipelines whose batch sizes are written differently; convert by hand"
-    if site.comp is not None and {site.comp.for_in.target.value} & names_in(bs):
+    if site.comp is not None and names_in(site.comp.for_in.target) & names_in(bs):
         return f"{_short(kind, fw)}: the batch size depends on the comprehension's variable; convert by hand"
     new = [("batch_size", bs)]
     if "reader_name" in bound:
@@ -300,7 +323,24 @@ def _rewrite(call, receiver, site, fw: Framework = TORCH):
     sep = old[0].comma if len(old) > 1 and isinstance(old[0].comma, cst.Comma) else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
     laid = [a.with_changes(comma=sep) for a in args[:-1]]
     laid.append(args[-1].with_changes(comma=old[-1].comma, whitespace_after_arg=old[-1].whitespace_after_arg))
+    if _iterator(call, site, fw)[1] is not None:
+        return call.with_changes(args=laid)  # the class stays; its base becomes the emitted class (_also)
     return call.with_changes(func=cst.Name(_class_name(site, fw, multi=group is not None)), args=laid)
+
+
+def _also(call, site, fw: Framework = TORCH) -> list:
+    """A class of the file derived from the iterator gets the emitted class as its base."""
+    subclass = _iterator(call, site, fw)[1]
+    if subclass is None:
+        return []
+    multi = _plan(call, site, fw)[2] is not None
+    base = CallSiteRule(
+        id=f"{fw.helper}-base",
+        summary="the base of a class derived from the DALI iterator",
+        receiver="iterator",
+        rewrite=lambda arg, receiver, site: arg.with_changes(value=cst.Name(_class_name(site, fw, multi=multi))),
+    )
+    return [(subclass.bases[0], base)]
 
 
 def _helpers(site, fw: Framework = TORCH, call=None):
@@ -319,6 +359,7 @@ def make_rule(fw: Framework, id: str, summary: str) -> IteratorRule:
         rewrite=lambda call, receiver, site: _rewrite(call, receiver, site, fw),
         blocker=lambda call, site: blocker(call, site, fw),
         helpers=lambda site, call=None: _helpers(site, fw, call),
+        also=lambda call, site: _also(call, site, fw),
     )
 
 

@@ -49,7 +49,7 @@ class DaliJaxIterator:
         self._first_batch = None
         if prepare_first_batch:
             try:
-                self._first_batch = self.__next__()
+                self._first_batch = DaliJaxIterator.__next__(self)
                 self._ever_consumed = False
             except StopIteration:
                 raise RuntimeError(
@@ -98,7 +98,9 @@ class DaliJaxIterator:
         self._advance()
         return batch
 
-    next = __next__
+    def next(self):
+        self._ever_consumed = True
+        return self.__next__()
 
     def reset(self):
         if self._policy == "DROP":

@@ -55,7 +55,7 @@ class DaliTorchIterator:
         self._first_batch = None
         if prepare_first_batch:
             try:
-                self._first_batch = self.__next__()
+                self._first_batch = DaliTorchIterator.__next__(self)
                 self._ever_consumed = False
             except StopIteration:
                 raise RuntimeError(
@@ -111,7 +111,9 @@ class DaliTorchIterator:
             batch = {name: t[0:keep] for name, t in batch.items()}
         return [batch]
 
-    next = __next__
+    def next(self):
+        self._ever_consumed = True
+        return self.__next__()
 
     def reset(self):
         if self._policy == "DROP":

@@ -71,7 +71,7 @@ class DaliTorchMultiIterator:
         self._first_batch = None
         if prepare_first_batch:
             try:
-                self._first_batch = self.__next__()
+                self._first_batch = DaliTorchMultiIterator.__next__(self)
                 self._ever_consumed = False
             except StopIteration:
                 raise RuntimeError(
@@ -130,7 +130,9 @@ class DaliTorchMultiIterator:
             batches[-1] = {name: t[0:keep] for name, t in batches[-1].items()}
         return batches
 
-    next = __next__
+    def next(self):
+        self._ever_consumed = True
+        return self.__next__()
 
     def reset(self):
         if self._policy == "DROP":

@@ -56,7 +56,7 @@ class DaliPaddleIterator:
         self._first_batch = None
         if prepare_first_batch:
             try:
-                self._first_batch = self.__next__()
+                self._first_batch = DaliPaddleIterator.__next__(self)
                 self._ever_consumed = False
             except StopIteration:
                 raise RuntimeError(
@@ -112,7 +112,9 @@ class DaliPaddleIterator:
             batch = {name: self._cut(t, keep) for name, t in batch.items()}
         return [batch]
 
-    next = __next__
+    def next(self):
+        self._ever_consumed = True
+        return self.__next__()
 
     @staticmethod
     def _paddle(out):

@@ -35,7 +35,6 @@ def run(pipe):
 def describe(pipe_or_name):
     # dali-migrate: [call-site] the pipeline object `pipe_or_name` is used here in a way dali-migrate cannot follow (e.g. passed to an iterator); convert by hand
     if isinstance(pipe_or_name, str):
-        # dali-migrate: [call-site] the pipeline object `pipe_or_name` is used here in a way dali-migrate cannot follow (e.g. passed to an iterator); convert by hand
         print(pipe_or_name)
     else:
         pipe_or_name.build()

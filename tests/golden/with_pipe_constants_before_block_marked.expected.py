@@ -4,11 +4,11 @@ import nvidia.dali as dali
 import nvidia.dali.fn as fn
 import numpy as np
 
-arr = np.array([[1, 2], [3, 4]])
+arr = np.arange(1, 5).reshape(2, 2)
 src1 = dali.types.Constant(arr)
 src2 = dali.types.Constant(arr + 100)
 
-# dali-migrate: [legacy-pipeline] not converted: types.Constant(...) not converted: its value is not a literal
+# dali-migrate: [legacy-pipeline] not converted: types.Constant(...) not converted: its value `arr` is not a numpy array of literal values (`arr = np.arange(1, 5).reshape(2, 2)`); convert by hand: types.Constant(<array>) copies the array when it is called (float64 as float32, int64 as int32) and is a batch of that sample: ndd.Batch.broadcast(ndd.tensor(<copy>), batch_size)
 pipe_cat = dali.pipeline.Pipeline(batch_size=1, num_threads=3, device_id=0)
 with pipe_cat:
     cat_outer = fn.cat(src1, src2, axis=0)

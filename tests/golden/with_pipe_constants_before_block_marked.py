@@ -4,7 +4,7 @@ import nvidia.dali as dali
 import nvidia.dali.fn as fn
 import numpy as np
 
-arr = np.array([[1, 2], [3, 4]])
+arr = np.arange(1, 5).reshape(2, 2)
 src1 = dali.types.Constant(arr)
 src2 = dali.types.Constant(arr + 100)
 

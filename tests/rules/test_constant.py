@@ -1,6 +1,7 @@
 """rules/constant.py: fn.constant and types.Constant become the values a pipeline has, written for
 where they are used (golden-run case constant_values proves each form against a pipeline)."""
 
+import pytest
 from _helpers import convert, pipeline
 
 READ = "j, labels = fn.readers.file(file_root='d')\nimages = fn.decoders.image(j)\n"
@@ -183,3 +184,71 @@ def test_disabled_rule_blocks_instead_of_leaving_the_constant():
     out = convert("@pipeline_def(batch_size=2)\ndef p():\n    return fn.constant(idata=[1])\n", header=HEADER,
                   rules={"pipeline-def", "op-name", "batch-size"})
     assert "@pipeline_def" in out and "needs rule constant, which is disabled" in out
+
+
+def _named(top: str, body: str) -> str:
+    """A module that binds arrays at its top (``top``) and a pipeline returning ``body``."""
+    return _np(top + "\n\n@pipeline_def(batch_size=2)\ndef p():\n    return " + body + "\n")
+
+
+def test_named_int64_array_and_arithmetic_on_it_are_its_values_as_int32():
+    out = _named("arr = np.array([[1, 2], [3, 4]])",
+                 "types.Constant(arr), types.Constant(arr + 100), types.Constant(2 * arr), types.Constant(10 - arr)")
+    assert "# dali-migrate" not in out
+    for values in ("[[1, 2], [3, 4]]", "[[101, 102], [103, 104]]", "[[2, 4], [6, 8]]", "[[9, 8], [7, 6]]"):
+        assert f"ndd.Batch.broadcast(ndd.tensor({values}, dtype=ndd.int32), batch_size)" in out
+    # the binding stays: the converted code no longer reads it, other code of the file may
+    assert "arr = np.array([[1, 2], [3, 4]])" in out
+
+
+def test_named_float64_array_is_computed_in_float64_then_float32():
+    # int64 * float is float64 in numpy; DALI then takes it as float32
+    np = pytest.importorskip("numpy")
+    out = _named("w = np.array([0.1, 0.5])\nn = np.array([1, 3])", "types.Constant(w * 3 - 0.5), types.Constant(n * 0.1)")
+    for array in (np.array([0.1, 0.5]) * 3 - 0.5, np.array([1, 3]) * 0.1):
+        written = [float(v) for v in array.astype(np.float32)]
+        assert f"ndd.tensor({written!r}, dtype=ndd.float32)" in out
+
+
+def test_named_array_of_a_given_dtype_keeps_it_without_arithmetic():
+    out = _named("mask = np.array([1, 0, 1], dtype=np.uint8)", "types.Constant(mask)")
+    assert "ndd.tensor([1, 0, 1], dtype=ndd.uint8)" in out
+    out = _named("mask = np.array([1, 0, 1], dtype=np.uint8)", "types.Constant(mask + 1)")
+    assert "arithmetic on an array of UINT8, whose result type differs between numpy versions" in _marker(out)
+
+
+def test_named_array_used_elsewhere_is_marked():
+    # any other use might change the array between its binding and types.Constant(...)
+    for use in ("arr[0] = 7", "print(arr)", "scale(arr)", "arr.fill(0)"):
+        out = _named("arr = np.array([1, 2])\n" + use, "types.Constant(arr)")
+        assert "@pipeline_def" in out
+        assert "`arr` is used elsewhere in the file" in _marker(out), use
+    out = _named("arr = np.array([1, 2])\ndef show():\n    print(arr)", "types.Constant(arr)")
+    assert "`arr` is used elsewhere in the file (`print(arr)`)" in _marker(out)
+
+
+def test_named_array_bound_twice_or_in_the_pipeline_is_marked():
+    for again in ("arr = np.array([3, 4])", "arr += 1", "for arr in []: pass"):
+        out = _named("arr = np.array([1, 2])\n" + again, "types.Constant(arr)")
+        assert "its value `arr` is not bound once, at the top of the file" in _marker(out), again
+    out = _np("@pipeline_def(batch_size=2)\ndef p(arr):\n    return types.Constant(arr)\n")
+    assert "its value `arr` is not bound once, at the top of the file" in _marker(out)
+
+
+def test_named_array_not_of_literal_values_says_how_to_convert_it():
+    out = _named("arr = np.arange(4)", "types.Constant(arr)")
+    marker = _marker(out)
+    assert "its value `arr` is not a numpy array of literal values (`arr = np.arange(4)`)" in marker
+    assert "ndd.Batch.broadcast(ndd.tensor(<copy>), batch_size)" in marker
+
+
+def test_named_array_that_does_not_fit_int32_or_int64_is_marked():
+    out = _named("arr = np.array([3000000000])", "types.Constant(arr)")
+    assert "does not fit INT32" in _marker(out)
+    out = _named("arr = np.array([9223372036854775807])", "types.Constant(arr + 1)")
+    assert "`arr + 1` overflows int64" in _marker(out)
+
+
+def test_named_array_with_too_many_values_is_marked():
+    out = _named("arr = np.array([" + ", ".join(["1"] * 1025) + "])", "types.Constant(arr)")
+    assert "holds more than 1024 values" in _marker(out)

@@ -187,3 +187,88 @@ def test_module_level_source_object_says_to_make_it_in_the_pipeline():
     out = convert(SOURCES + "\neii = Frames()\n\n@pipeline_def(batch_size=4)\ndef p():\n    return fn.external_source(source=eii)\n")
     assert "@pipeline_def" in out and "the source `eii` is an object made at module level" in out
     assert "make it in the pipeline (source=Frames(...))" in out
+
+
+PARAM_PIPE = '''
+@pipeline_def(batch_size=3)
+def p(input_data):
+    np.random.seed(1234)
+    inp = fn.external_source(input_data, batch=False, dtype=types.INT32)
+    return fn.reshape(inp, shape=[5, 5])
+'''
+
+
+def param_pipeline(calls: str, pipe: str = PARAM_PIPE) -> str:
+    return convert("import numpy as np\n" + SOURCES + pipe + "\n" + calls)
+
+
+def test_parameter_source_takes_the_kind_its_calls_pass():
+    out = param_pipeline("pipe = p(lambda: np.zeros(25, dtype=np.int32))\npipe.build()\nout = pipe.run()\n")
+    assert "@pipeline_def" not in out and "dali-migrate:" not in out
+    assert "source = input_data\n" in out
+    # a lambda without parameters: one call per sample, with no SampleInfo
+    assert "map(lambda i: [source() for j in range(batch_size)], itertools.count())" in out
+    # seeded once, before the first sample is drawn, as the pipeline was when it was built
+    assert out.index("np.random.seed(1234)") < out.index("source = input_data")
+
+
+def test_parameter_source_from_a_function_with_a_parameter_gets_sample_info():
+    out = param_pipeline("def sample(info):\n    return np.full(25, info.idx_in_epoch)\n\npipe = p(input_data=sample)\n")
+    assert "dali-migrate:" not in out
+    assert "source(types.SampleInfo(i * batch_size + j, j, i, 0))" in out
+
+
+def test_parameter_source_with_calls_of_one_kind_converts():
+    out = param_pipeline("def zeros():\n    return np.zeros(25)\n\na = p(zeros)\nb = p(lambda: np.ones(25))\n")
+    assert "dali-migrate:" not in out and "@pipeline_def" not in out
+
+
+def test_parameter_source_with_calls_of_different_kinds_is_left_to_a_person():
+    # batch=False with a 0-argument lambda in one call, a 1-argument function in the other: DALI
+    # passes SampleInfo to one only, the converted loop would call both alike
+    out = param_pipeline("a = p(lambda: np.zeros(25))\nb = p(count)\n")
+    assert "@pipeline_def" in out and "whose calls pass sources of different kinds (lambda: np.zeros(25), count)" in out
+
+
+def test_parameter_source_of_a_pipeline_passed_on_is_left_to_a_person():
+    out = param_pipeline("import functools\nmake = functools.partial(p, lambda: np.zeros(25))\n")
+    assert "@pipeline_def" in out
+    assert "the source `input_data` is a parameter of p(), which is used here other than by calling it" in out
+
+
+def test_parameter_source_of_a_pipeline_nothing_calls_is_left_to_a_person():
+    out = param_pipeline("")
+    assert "@pipeline_def" in out and "which nothing in this file calls" in out
+
+
+def test_parameter_source_named_by_a_local_of_the_calling_function_is_left_to_a_person():
+    # `gen` there is the function's parameter, not the module's generator function
+    out = param_pipeline("def main(gen):\n    pipe = p(gen)\n    pipe.build()\n    return pipe.run()\n")
+    assert "@pipeline_def" in out and "a call passes `gen`, a name of the function it is called in" in out
+
+
+def test_parameter_source_assigned_in_the_pipeline_is_left_to_a_person():
+    pipe = PARAM_PIPE.replace("    np.random.seed(1234)\n", "    input_data = wrap(input_data)\n")
+    out = param_pipeline("pipe = p(lambda: np.zeros(25))\n", pipe)
+    assert "@pipeline_def" in out and "assigned again in its body" in out
+
+
+def test_parameter_source_passed_through_star_args_is_left_to_a_person():
+    out = param_pipeline("sources = [lambda: np.zeros(25)]\npipe = p(*sources)\n")
+    assert "@pipeline_def" in out and "p(...) is called with *args/**kwargs" in out
+
+
+def test_parameter_source_not_passed_takes_the_default():
+    pipe = PARAM_PIPE.replace("def p(input_data):", "def p(input_data=count):")
+    out = param_pipeline("pipe = p()\n", pipe)
+    assert "dali-migrate:" not in out and "source(types.SampleInfo(" in out
+    out = param_pipeline("pipe = p()\n", PARAM_PIPE)
+    assert "@pipeline_def" in out and "a call passes none" in out
+
+
+def test_parameter_named_as_a_module_function_is_what_the_calls_pass():
+    # `count` in the pipeline is its parameter: here a list of batches, not the module's count()
+    pipe = "\n@pipeline_def(batch_size=1)\ndef p(count):\n    return fn.external_source(count)\n"
+    out = param_pipeline("pipe = p([[np.zeros(2)], [np.ones(2)]])\n", pipe)
+    assert "dali-migrate:" not in out
+    assert "for source_data in source:" in out and "source = count\n" in out

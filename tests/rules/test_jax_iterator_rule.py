@@ -25,6 +25,41 @@ def test_jax_class_is_the_torch_class_with_the_jax_edits():
     assert len(set(text.splitlines()) - torch_lines) <= 8
 
 
+def test_jax_multi_class_is_the_torch_multi_class_with_the_jax_edits():
+    from dali_migrate.rules.jax_iterator import multi_edits
+    from dali_migrate.rules.torch_iterator import MULTI_CLASS_NAME, class_source
+
+    class _Site:
+        ndd = "dyn"
+
+    text = class_source("DaliJaxMultiIterator", multi_edits(_Site()), cls=MULTI_CLASS_NAME)
+    assert text.startswith("class DaliJaxMultiIterator:")
+    assert "jax.dlpack.from_dlpack(dyn.as_tensor(outs[i]))" in text and ".torch()" not in text
+    assert "PARTIAL\"" not in text and "return batches" not in text
+    assert "DaliJaxMultiIterator.__next__(self)" in text  # the first batch without a subclass's override
+    torch_lines = set(class_source("DaliJaxMultiIterator", cls=MULTI_CLASS_NAME).splitlines())
+    assert len(set(text.splitlines()) - torch_lines) <= 30
+
+
+def test_two_pipelines_convert_to_the_multi_class():
+    source = (
+        "from nvidia.dali import fn, pipeline_def\n"
+        "from nvidia.dali.plugin.jax import DALIGenericIterator\n\n\n"
+        "@pipeline_def(batch_size=4)\n"
+        "def pipe_fn(root, shard_id):\n"
+        '    jpegs, labels = fn.readers.file(file_root=root, name="Reader", shard_id=shard_id, num_shards=2)\n'
+        "    return jpegs, labels\n\n\n"
+        "def run(root):\n"
+        "    pipe0 = pipe_fn(root, 0, device_id=0)\n"
+        "    pipe1 = pipe_fn(root, 1, device_id=1)\n"
+        '    return DALIGenericIterator([pipe0, pipe1], ["data", "label"], reader_name="Reader")\n'
+    )
+    result = convert_source(source)
+    assert not result.markers, result.output
+    assert "class DaliJaxMultiIterator:" in result.output and "class DaliJaxIterator:" not in result.output
+    assert 'return DaliJaxMultiIterator([pipe0, pipe1], ["data", "label"], batch_size=4, reader_meta=[' in result.output
+
+
 def test_an_edit_that_no_longer_matches_fails_loudly():
     from dali_migrate.rules.torch_iterator import class_source
 
@@ -33,7 +68,9 @@ def test_an_edit_that_no_longer_matches_fails_loudly():
 
 
 MARKED = {
-    "two pipelines": ('DALIGenericIterator([pipe, pipe2], ["data", "label"], reader_name="Reader")', "several pipelines"),
+    "one pipeline twice": ('DALIGenericIterator([pipe, pipe], ["data", "label"], reader_name="Reader")', "one pipeline twice"),
+    "several pipelines with sharding": ('DALIGenericIterator([pipe, pipe2], ["data", "label"], reader_name="Reader", sharding=sharding)',
+                                        "jax.make_array_from_single_device_arrays"),
     "partial": ('DALIGenericIterator([pipe], ["data", "label"], reader_name="Reader", last_batch_policy=LastBatchPolicy.PARTIAL)',
                 "does not support PARTIAL"),
     "sharding": ('DALIGenericIterator([pipe], ["data", "label"], reader_name="Reader", sharding=sharding)',

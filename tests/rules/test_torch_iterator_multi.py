@@ -125,13 +125,13 @@ def test_an_element_index_the_code_does_not_tell():
     assert any("cannot tell which pipeline" in r for r in reasons), reasons
 
 
-def test_jax_iterator_over_several_pipelines_stays_marked():
+def test_jax_iterator_over_several_pipelines_gets_the_jax_multi_class():
     out, reasons = run("""
         pipes = [pipe_fn(root, shard_id=i, num_shards=2) for i in range(2)]
         loader = dali_jax.DALIGenericIterator(pipes, ["x", "y"], reader_name="Reader")
     """)
-    assert "DaliJax" not in out
-    assert any("several pipelines" in r for r in reasons), reasons
+    assert reasons == []
+    assert "loader = DaliJaxMultiIterator(pipes, " in out and "class DaliTorchMultiIterator" not in out
 
 
 def test_one_pipeline_still_gets_the_single_pipeline_class():

@@ -1,0 +1,188 @@
+"""Classes of the file derived from a DALI framework iterator, as training code writes them to adapt
+the batches to a framework (PyTorch Lightning's example):
+
+    class LightningWrapper(DALIClassificationIterator):
+        def __init__(self, *kargs, **kvargs):
+            super().__init__(*kargs, **kvargs)
+
+        def __next__(self):
+            out = super().__next__()
+            out = out[0]
+            return [out[k] if k != "label" else torch.squeeze(out[k]) for k in self.output_map]
+
+    loader = LightningWrapper(pipe, reader_name="Reader", last_batch_policy=LastBatchPolicy.PARTIAL)
+
+The iterator rules convert such a call as one of the base iterator (the constructor hands its
+arguments on unchanged) and give the class the emitted iterator class as its base. That is exact only
+where the subclass reaches nothing but what both classes have with the same meaning, which
+:func:`problem` checks: the public API of DALI's iterators (``output_map``, ``batch_size``, ``size``,
+``reset()``, ``next()``, ``__next__``, ``__iter__``, ``__len__``, which the emitted class calls where
+DALI's calls them: ``self.reset()`` and ``next()`` through the instance, the first batch through the
+class itself), and attributes of its own that neither base class uses.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+import libcst.matchers as m
+
+#: what a subclass may read from its base: the public API both classes share
+API = frozenset({"output_map", "batch_size", "size", "reset", "next", "__next__", "__iter__", "__len__"})
+#: what a subclass may define besides methods of its own: overrides DALI's own code reaches the same way
+OVERRIDES = frozenset({"__init__", "reset", "next", "__next__", "__iter__", "__len__"})
+_DATA = frozenset({"output_map", "batch_size", "size"})
+
+
+def resolve(func, parents, names) -> Optional[tuple]:
+    """(the class, its base's qualified name) when ``func`` (a call's callee) names a class of the
+    file whose one base is a class of ``nvidia.dali.plugin``; else None."""
+    if names is None or parents is None or not isinstance(func, cst.Name):
+        return None
+    classes = [c for c in parents.find(cst.ClassDef) if c.name.value == func.value]
+    if len(classes) != 1 or len(classes[0].bases) != 1:
+        return None
+    q = names.qualify(classes[0].bases[0].value) or ""
+    return (classes[0], q) if q.startswith("nvidia.dali.plugin.") else None
+
+
+def problem(cls: cst.ClassDef, call: cst.Call, parents) -> Optional[str]:
+    """Why converting ``call`` (of the subclass ``cls``) and the class's base would not be exact, or None."""
+    name = cls.name.value
+    what = f"class {name} (derived from the DALI iterator)"
+    base = cls.bases[0]
+    if cls.decorators or cls.keywords or base.keyword is not None or base.star:
+        return f"{what} is decorated or has class keywords: convert it and its use by hand"
+    for ref in parents.names(name):
+        if ref is cls.name:
+            continue
+        user = parents.of(ref)
+        if not (isinstance(user, cst.Call) and user.func is ref) or user is not call:
+            return f"{what} is used here other than in this one call (another call, a subclass, a check of its type): convert it and its uses by hand"
+    if any(_binds(n, parents) for n in parents.names(name) if n is not cls.name):
+        return f"{what}: its name is also bound to something else: convert by hand"
+    methods = {}
+    for stmt in cls.body.body:
+        if isinstance(stmt, cst.FunctionDef):
+            if stmt.decorators or stmt.asynchronous is not None or stmt.name.value in methods:
+                return f"{what}: method {stmt.name.value}() is decorated, async or defined twice: convert by hand"
+            methods[stmt.name.value] = stmt
+        elif not (isinstance(stmt, cst.SimpleStatementLine) and all(
+            isinstance(s, cst.Pass) or (isinstance(s, cst.Expr) and isinstance(s.value, (cst.SimpleString, cst.ConcatenatedString)))
+            for s in stmt.body
+        )):
+            return f"{what} has class-level statements other than methods: convert it by hand"
+    for method in methods:
+        if method.startswith("_") and method not in OVERRIDES or method in _DATA:
+            return f"{what} defines {method}(), which DALI's iterator and the converted one implement differently: convert by hand"
+    assigned = set()
+    for func in methods.values():
+        me = _self_name(func)
+        if me is None:
+            return f"{what}: method {func.name.value}() has no `self` parameter: convert by hand"
+        for ref in parents.names(me):
+            if not parents.contains(func, ref) or ref is _first_param(func).name:
+                continue
+            attr = parents.of(ref)
+            if _builtin_of_self(ref, parents):
+                continue
+            if not (isinstance(attr, cst.Attribute) and attr.value is ref):
+                return f"{what}: `{me}` is used in {func.name.value}() other than to read or set an attribute: convert by hand"
+            if _is_target(attr, parents):
+                assigned.add(attr.attr.value)
+    for attr in assigned:
+        if attr.startswith("_") or attr in API or attr in methods:
+            return f"{what} sets self.{attr}, which the converted iterator may use differently: convert by hand"
+    own = set(methods) | assigned
+    for func in methods.values():
+        me = _self_name(func)
+        for ref in parents.names(me):
+            attr = parents.of(ref)
+            if parents.contains(func, ref) and isinstance(attr, cst.Attribute) and attr.value is ref:
+                if attr.attr.value not in API and attr.attr.value not in own:
+                    return f"{what} uses self.{attr.attr.value}, which the converted iterator does not have: convert by hand"
+    for sup in parents.names("super"):
+        if not parents.contains(cls, sup):
+            continue
+        inner = parents.of(sup)
+        attr = parents.of(inner)
+        if not (isinstance(inner, cst.Call) and inner.func is sup and not inner.args and isinstance(attr, cst.Attribute) and attr.value is inner):
+            return f"{what} calls super() with arguments or uses it other than as super().<name>: convert by hand"
+        if attr.attr.value not in API and attr.attr.value != "__init__":
+            return f"{what} uses super().{attr.attr.value}, which the converted iterator does not have: convert by hand"
+    init = methods.get("__init__")
+    if any(
+        parents.contains(cls, s) and m.matches(parents.of(parents.of(s)), m.Attribute(attr=m.Name("__init__")))
+        and not (init is not None and parents.contains(init, s))
+        for s in parents.names("super")
+    ):
+        return f"{what} calls super().__init__() outside __init__: convert by hand"
+    if init is not None:
+        reason = _pass_through(init, parents)
+        if reason:
+            return f"{what}: {reason}: convert by hand"
+    return None
+
+
+def _builtin_of_self(ref, parents) -> bool:
+    """``len(self)``, ``iter(self)``, ``next(self)`` (the builtins): they reach the API's dunders."""
+    from dali_migrate.call_sites import _shadowed
+
+    arg = parents.of(ref)
+    call = parents.of(arg)
+    return (
+        isinstance(arg, cst.Arg) and arg.value is ref and arg.keyword is None and not arg.star
+        and isinstance(call, cst.Call) and len(call.args) == 1
+        and m.matches(call.func, m.Name("len") | m.Name("iter") | m.Name("next"))
+        and not _shadowed(call.func.value, parents)
+    )
+
+
+def _first_param(func: cst.FunctionDef):
+    positional = [*func.params.posonly_params, *func.params.params]
+    return positional[0] if positional else None
+
+
+def _self_name(func: cst.FunctionDef) -> Optional[str]:
+    first = _first_param(func)
+    return first.name.value if first is not None else None
+
+
+def _is_target(node, parents) -> bool:
+    cur, parent = node, parents.of(node)
+    while isinstance(parent, (cst.Tuple, cst.List, cst.Element, cst.StarredElement)):
+        cur, parent = parent, parents.of(parent)
+    if isinstance(parent, (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.NamedExpr)) and parent.target is cur:
+        return True
+    return isinstance(parent, (cst.AsName, cst.Del))
+
+
+def _binds(ref, parents) -> bool:
+    parent = parents.of(ref)
+    return _is_target(ref, parents) or isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.ImportAlias, cst.Param, cst.Global, cst.Nonlocal))
+
+
+def _pass_through(init: cst.FunctionDef, parents) -> Optional[str]:
+    """Why ``__init__`` does not hand all of its arguments to the base, once, or None: only then does
+    the call bind them as the base iterator's call does."""
+    p = init.params
+    star, kw = p.star_arg, p.star_kwarg
+    if p.posonly_params or len(p.params) != 1 or p.kwonly_params or not isinstance(star, cst.Param) or kw is None:
+        return "__init__ takes arguments other than (self, *args, **kwargs)"
+    calls = [s for s in parents.names("super") if parents.contains(init, s)]
+    inits = [parents.of(parents.of(s)) for s in calls]
+    inits = [parents.of(a) for a in inits if isinstance(a, cst.Attribute) and a.attr.value == "__init__"]
+    ok = [
+        c for c in inits
+        if isinstance(c, cst.Call) and len(c.args) == 2
+        and c.args[0].star == "*" and m.matches(c.args[0].value, m.Name(star.name.value))
+        and c.args[1].star == "**" and m.matches(c.args[1].value, m.Name(kw.name.value))
+        and isinstance(parents.of(c), cst.Expr) and parents.of(parents.statement(c)) is init.body
+    ]
+    if len(inits) != 1 or len(ok) != 1:
+        return "__init__ does not call super().__init__(*args, **kwargs) exactly once, in its own body"
+    for n in (star.name.value, kw.name.value):
+        if len([r for r in parents.names(n) if parents.contains(init, r)]) != 2:
+            return f"__init__ uses `{n}` other than to hand it to super().__init__()"
+    return None

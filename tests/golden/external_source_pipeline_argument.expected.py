@@ -1,0 +1,26 @@
+# golden-run: pipe=reshape_pipe args=(lambda: __import__("numpy").random.randint(0, 10, size=[25], dtype="int32"),) iterations=1
+# (one iteration: the harness runs the pipeline and the generator in turn, so after the first
+# batch their draws from numpy's global random state interleave)
+"""Reshaping per-sample data that comes in as the pipeline's argument (after DALI's reinterpret example)."""
+import numpy as np
+import itertools
+import nvidia.dali.types as types
+import nvidia.dali.experimental.dynamic as ndd
+
+
+def reshape_pipe(input_data, *, batch_size=3, num_threads=4, device_id=0, seed=None):
+    ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
+    np.random.seed(1234)
+    source = input_data
+    for source_data in map(lambda i: [source() for j in range(batch_size)], itertools.count()):
+        with ctx:
+            inp = ndd.as_batch(source_data, dtype=types.INT32)
+            outputs = inp, ndd.reshape(inp, shape=[5, 5], layout="HW")
+        yield outputs
+
+
+pipe = reshape_pipe(lambda: np.random.randint(0, 10, size=[25], dtype=np.int32))
+flat, square = next(pipe)
+for i in range(flat.batch_size):
+    print(f"sample {i}:", np.array(flat.select(i)).shape, "->", np.array(square.select(i)).shape)
+    print(np.array(square.select(i)))

@@ -1,0 +1,107 @@
+"""Classes derived from a DALI iterator (iterator_subclasses.py): converted with the iterator call
+only where the subclass reaches nothing the two base classes do differently (the conversions
+themselves are checked against DALI's iterator in tests/test_torch_iterator.py)."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from dali_migrate.engine import convert_source
+
+HEAD = '''\
+from nvidia.dali import fn, pipeline_def
+from nvidia.dali.plugin.pytorch import DALIClassificationIterator, LastBatchPolicy
+
+
+@pipeline_def(batch_size=4)
+def pipe_fn(root):
+    jpegs, labels = fn.readers.file(file_root=root, name="Reader")
+    return jpegs, labels
+
+
+def loader(root):
+    pipe = pipe_fn(root)
+'''
+
+GOOD = '''\
+class Wrapper(DALIClassificationIterator):
+    """Lightning wants a list."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.seen = 0
+
+    def __next__(self):
+        out = super().__next__()[0]
+        self.seen += 1
+        return [out[k] for k in self.output_map]
+
+    def steps(self):
+        return len(self) * self.batch_size + self.size
+'''
+
+
+def _convert(cls: str, use: str = 'Wrapper(pipe, reader_name="Reader", last_batch_policy=LastBatchPolicy.PARTIAL)'):
+    body = textwrap.indent(cls + f"\nreturn {use}\n", "    ")
+    return convert_source(HEAD + body)
+
+
+def test_subclass_gets_the_emitted_class_as_its_base():
+    result = _convert(GOOD)
+    assert not result.markers, result.output
+    assert "    class Wrapper(DaliTorchIterator):" in result.output
+    assert 'return Wrapper(pipe, ["data", "label"], batch_size=4, reader_meta=' in result.output
+    assert 'last_batch_policy="PARTIAL")' in result.output
+    assert "DALIClassificationIterator" not in result.output.split("class DaliTorchIterator")[0]
+
+
+def test_module_level_subclass_over_a_list_gets_the_multi_class():
+    source = (
+        "from nvidia.dali import fn, pipeline_def\n"
+        "from nvidia.dali.plugin.pytorch import DALIClassificationIterator\n\n\n"
+        "@pipeline_def(batch_size=4)\n"
+        "def pipe_fn(root, shard_id, num_shards):\n"
+        '    jpegs, labels = fn.readers.file(file_root=root, shard_id=shard_id, num_shards=num_shards, name="Reader")\n'
+        "    return jpegs, labels\n\n\n"
+        + GOOD
+        + "\n\ndef loader(root):\n"
+        "    pipes = [pipe_fn(root, i, 2, device_id=i) for i in range(2)]\n"
+        '    return Wrapper(pipes, reader_name="Reader")\n'
+    )
+    result = convert_source(source)
+    assert not result.markers, result.output
+    assert "class Wrapper(DaliTorchMultiIterator):" in result.output
+    assert 'return Wrapper(pipes, ["data", "label"], batch_size=4, reader_meta=[' in result.output
+
+
+MARKED = {
+    "private attribute of the base": (GOOD.replace("self.seen += 1", "total = self._counter"), None, "uses self._counter"),
+    "sets a private attribute": (GOOD.replace("self.seen = 0", "self._seen = 0").replace("self.seen += 1", "self._seen += 1"),
+                                 None, "sets self._seen"),
+    "sets an attribute of the API": (GOOD.replace("self.seen = 0", "self.batch_size = 2"), None, "sets self.batch_size"),
+    "overrides a private method": (GOOD + "\n    def _get_outputs(self):\n        return None\n", None, "defines _get_outputs()"),
+    "public attribute only DALI's has": (GOOD.replace("self.seen += 1", "self.checkpoints"), None, "uses self.checkpoints"),
+    "constructor with its own parameter": (GOOD.replace("(self, *args, **kwargs)", "(self, pipe, *args, **kwargs)"), None,
+                                           "__init__ takes arguments"),
+    "constructor changes the arguments": (GOOD.replace("super().__init__(*args, **kwargs)", "super().__init__(*args, size=8, **kwargs)"),
+                                          None, "exactly once"),
+    "super with arguments": (GOOD.replace("super().__next__()", "super(Wrapper, self).__next__()"), None, "other than"),
+    "self handed on": (GOOD.replace("self.seen += 1", "print(self)"), None, "other than to read or set an attribute"),
+    "class attribute": (GOOD.replace('"""Lightning wants a list."""', "size = 3"), None, "class-level statements"),
+    "decorated method": (GOOD.replace("    def steps", "    @property\n    def steps"), None, "decorated"),
+    "base constructor called again": (GOOD.replace("self.seen += 1", "super().__init__()"), None, "outside __init__"),
+    "two calls": (GOOD, 'Wrapper(pipe, reader_name="Reader"), Wrapper', "other than in this one call"),
+    "type check": (GOOD + "\nassert not isinstance(pipe, Wrapper)\n", None, "other than in this one call"),
+}
+
+
+@pytest.mark.parametrize("key", sorted(MARKED))
+def test_subclasses_left_with_a_marker_saying_why(key):
+    cls, use, words = MARKED[key]
+    result = _convert(cls, use) if use else _convert(cls)
+    assert "@pipeline_def" in result.output and "class Wrapper(DALIClassificationIterator):" in result.output
+    assert "DaliTorchIterator" not in result.output
+    reasons = [m.reason for m in result.markers]
+    assert any("class Wrapper (derived from the DALI iterator)" in r and words in r for r in reasons), reasons
