@@ -110,7 +110,7 @@ def cpu_codemod(quick):
     # In a fresh process: the codemod never imports DALI, and importing it slows libcst.
     out = Path(tempfile.mkdtemp(prefix="dm_codemod_json_")) / "codemod.json"
     cmd = [sys.executable, "-m", "benchmarks.bench_codemod", "--plain",
-           str(1000 if quick else 5000), "--dali", str(3 if quick else 12), "--json", str(out)]
+           str(1000 if quick else 5000), "--dali", str(3 if quick else 48), "--json", str(out)]
     if not quick:
         cmd.append("--profile")
     p = subprocess.run(cmd, capture_output=True, text=True, cwd=str(_common.REPO))

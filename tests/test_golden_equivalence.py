@@ -28,7 +28,7 @@ ndd = pytest.importorskip("nvidia.dali.experimental.dynamic")
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 HEADER = "# golden-run:"
-KEYS = ("pipe", "args", "kwargs", "iterations")
+KEYS = ("pipe", "args", "kwargs", "iterations", "needs")
 MIN_RUN_CASES = 10
 
 
@@ -166,6 +166,9 @@ def test_same_batches(name, fixture_data, tmp_path):
     env = {"DATA": Path(fixture_data), "str": str}
     args = eval(header.get("args", "()"), env)  # noqa: S307 - test data written in this repository
     kwargs = eval(header.get("kwargs", "{}"), env)  # noqa: S307
+    for need in eval(header.get("needs", "()"), env):  # noqa: S307 - fixtures read under a given directory
+        if not (Path(fixture_data) / need).exists():
+            pytest.skip(f"fixture {need} was not generated here (see fixtures/README.md)")
     iterations = int(header.get("iterations", "12"))
     # DALI 2.4's dynamic mode can deadlock when the thread count goes down within one process
     # (ndd.set_num_threads(2), run a decoder, ndd.set_num_threads(1), run it again): every case runs

@@ -21,7 +21,7 @@ GOLDEN = Path(__file__).parent / "golden"
 # cpu (CI): every operator moved to the CPU on both sides. gpu (the GPU machine): as written.
 DEVICE = os.environ.get("DALI_MIGRATE_VERIFY_DEVICE", "cpu")
 
-KEYS = ("pipe", "args", "kwargs", "iterations")
+KEYS = ("pipe", "args", "kwargs", "iterations", "needs")
 
 
 def _headers(text: str) -> list:
@@ -71,7 +71,9 @@ def test_verify(name, fixture_data):
     env = {"DATA": fixture_data, "str": str}
     args = eval(h.get("args", "()"), env)  # noqa: S307 - our own test headers
     kwargs = dict(eval(h.get("kwargs", "{}"), env))  # noqa: S307
-    for value in [*args, *kwargs.values()]:
+    # needs=: fixtures the pipeline reads under a directory it is given (not named in its arguments)
+    needed = [str(Path(fixture_data) / n) for n in eval(h.get("needs", "()"), env)]  # noqa: S307
+    for value in [*args, *kwargs.values(), *needed]:
         if isinstance(value, str) and value.startswith(str(fixture_data)) and not Path(value).exists():
             pytest.skip(f"fixture {value} was not generated here (see fixtures/README.md)")
     iterations = int(h["iterations"]) if "iterations" in h else None

@@ -1,5 +1,5 @@
 # golden-run: pipe=MXNetReaderPipeline kwargs={"batch_size": 4, "num_threads": 2, "device_id": None, "shard_id": 1, "num_gpus": 2, "data_dir": str(DATA)} iterations=8
-# golden-run: pipe=CaffeReadPipeline kwargs={"batch_size": 4, "num_threads": 2, "device_id": None, "shard_id": 1, "num_gpus": 2, "data_dir": str(DATA)} iterations=8
+# golden-run: pipe=CaffeReadPipeline kwargs={"batch_size": 4, "num_threads": 2, "device_id": None, "shard_id": 1, "num_gpus": 2, "data_dir": str(DATA)} iterations=8 needs=("caffe_lmdb",)
 # golden-run: pipe=FileReadPipeline kwargs={"batch_size": 4, "num_threads": 2, "device_id": None, "shard_id": 1, "num_gpus": 2, "data_dir": str(DATA)} iterations=8
 # golden-run: pipe=TFRecordPipeline kwargs={"batch_size": 4, "num_threads": 2, "device_id": None, "shard_id": 1, "num_gpus": 2, "data_dir": str(DATA)} iterations=8
 """DALI's "various readers" notebooks (PyTorch): one Pipeline subclass per reader on a common base,
