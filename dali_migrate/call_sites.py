@@ -15,13 +15,14 @@ from typing import Optional
 import libcst as cst
 import libcst.matchers as m
 
-from dali_migrate import iterator_subclasses
+from dali_migrate import cst_walk, iterator_subclasses
 from dali_migrate.cst_util import code
 from dali_migrate.parents import Parents
 from dali_migrate.pipeline_analysis import NOT_CONVERTED, PERF_ONLY, SETTINGS, PipelineInfo
 from dali_migrate.rules import batch_device_check as device_check
 from dali_migrate.rules import sample_to_torch
 from dali_migrate.rules.base import CallSiteRule
+from dali_migrate.rules.pipe_epoch_size import CannotConvert
 
 REMOVE = object()
 
@@ -44,6 +45,9 @@ class Site:
     comp: Optional[cst.ListComp] = None
     #: the file's parents index (rules that look at the statements around a call: rules/pipe_feed_input.py)
     parents: Optional[Parents] = None
+    #: where ``construction`` is None because functions of the file made the pipeline and returned
+    #: it (``pipe = make_pipe(...)``): how (a Made, see in_caller), or why that cannot be told (str)
+    factory: object = None
 
 
 @dataclasses.dataclass
@@ -192,24 +196,41 @@ class _State:
     chain: tuple = ()
     #: (self, attribute) when the pipeline is ``self.<attribute>`` of a class (see _plan_member)
     attr: Optional[tuple] = None
+    #: id of the assignment of ``var`` whose stretch alone is planned (see _outputs_while_bound)
+    window: Optional[int] = None
 
 
-def _enumerated(loop: cst.For, parents: Parents, state) -> bool:
-    """``for i, out in enumerate(outputs):`` (the builtin): ``out`` is one of the outputs."""
+def _iterated_outputs(loop: cst.For, parents: Parents, state) -> Optional[tuple]:
+    """(the names the loop binds to one output each, the other parts of its target) for ``for i,
+    out in enumerate(outputs):`` and ``for name, out in zip(names, outputs):`` (the builtins);
+    else None."""
     it, target = loop.iter, loop.target
-    return (
+    if not (
         isinstance(it, cst.Call)
-        and m.matches(it.func, m.Name("enumerate"))
-        and len(it.args) == 1
-        and it.args[0].keyword is None
-        and not it.args[0].star
-        and _kind(it.args[0].value, parents, state) == "outputs"
+        and m.matches(it.func, m.Name("enumerate") | m.Name("zip"))
+        and it.args
+        and all(a.keyword is None and not a.star for a in it.args)
         and isinstance(target, (cst.Tuple, cst.List))
-        and len(target.elements) == 2
         and not any(isinstance(e, cst.StarredElement) for e in target.elements)
-        and isinstance(target.elements[1].value, cst.Name)
-        and not _shadowed("enumerate", parents)
-    )
+        and not _shadowed(it.func.value, parents)
+    ):
+        return None
+    if it.func.value == "enumerate":
+        parts = [None, it.args[0].value] if len(it.args) == 1 else []
+    else:
+        parts = [a.value for a in it.args]
+    if len(target.elements) != len(parts):
+        return None
+    outputs = [p is not None and _kind(p, parents, state) == "outputs" for p in parts]
+    if not any(outputs) or not all(isinstance(e.value, cst.Name) for e, out in zip(target.elements, outputs) if out):
+        return None
+    batches = [e.value.value for e, out in zip(target.elements, outputs) if out]
+    return batches, [e.value for e, out in zip(target.elements, outputs) if not out]
+
+
+#: builtins whose result holds what they are given (``zip(names, outputs)``): outputs given to them
+#: leave the names dali-migrate follows, except in the loops of _iterated_outputs
+_CARRIERS = frozenset({"zip", "enumerate", "map", "filter", "list", "tuple", "iter", "reversed", "sorted", "next", "dict", "set", "frozenset"})
 
 
 def _shadowed(builtin: str, parents: Parents) -> bool:
@@ -230,11 +251,12 @@ def _track_names(nodes: list, state: _State, parents: Parents) -> list:
         for node in assigns:
             value = node.value if isinstance(node, cst.Assign) else node.iter
             kind = _kind(value, parents, state)
-            if isinstance(node, cst.For) and _enumerated(node, parents, state):
-                name = node.target.elements[1].value.value
-                if name not in state.batches:
-                    state.batches.add(name)
-                    changed = True
+            looped = _iterated_outputs(node, parents, state) if isinstance(node, cst.For) else None
+            if looped is not None:
+                for name in looped[0]:
+                    if name not in state.batches:
+                        state.batches.add(name)
+                        changed = True
                 continue
             if kind is None:
                 continue
@@ -263,8 +285,9 @@ def _track_names(nodes: list, state: _State, parents: Parents) -> list:
         value = node.value if isinstance(node, cst.Assign) else node.iter
         if _kind(value, parents, state) is not None:
             continue
-        if isinstance(node, cst.For) and _enumerated(node, parents, state):
-            if {n.value for n in parents.find(cst.Name, within=node.target.elements[0].value)} & tracked:
+        looped = _iterated_outputs(node, parents, state) if isinstance(node, cst.For) else None
+        if looped is not None:
+            if any({n.value for n in parents.find(cst.Name, within=other)} & tracked for other in looped[1]):
                 conflicts.append(node)
             continue
         targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
@@ -303,18 +326,20 @@ def plan(module, parents: Parents, pipelines: dict, rules, ndd: str, numpy: Opti
     for name, info in pipelines.items():
         p = Plan()
         plans[name] = p
+        p.blockers.extend((info.func, reason) for reason in _read_late(info.func, parents))
         # The pipeline function itself, then any function that returns what it made (a factory:
         # `def make(): pipe = p(...); pipe.build(); return pipe`), whose callers hold it too.
         # A factory may also be a method called on `self` in its class (a _Method), and the
         # pipeline may be kept in `self.<attribute>` (stores, planned once the callers are known).
         follow = [name]
         stores: dict = {}  # (id(class), attribute) -> (class, attribute, [(Assign, method, made by this pipeline's own call)])
+        made_by: dict = {}  # factory -> (its FunctionDef, Made: how what it returns was made) or None
         for callee in follow:
             # a loop's variable holding each pipeline of a list in turn: its calls make this pipeline too
             alias = callee if isinstance(callee, pipe_lists.ClassAlias) else None
             constructs = callee == name or alias is not None
             label = callee if isinstance(callee, str) else alias.label if alias else f"self.{callee.name}()"
-            refs = parents.names(callee) if isinstance(callee, str) else callee.refs
+            refs = _references(callee, parents) if isinstance(callee, str) else callee.refs
             for ref in list(refs):
                 parent = parents.of(ref)
                 if isinstance(parent, cst.FunctionDef) and parent.name is ref:
@@ -358,6 +383,7 @@ def plan(module, parents: Parents, pipelines: dict, rules, ndd: str, numpy: Opti
                         continue
                     if callee == name:
                         _plan_construction(call, info, p, stmt)
+                    _note_factory(made_by, factory, parents.scope(assign), _made_at(callee, call, name, made_by), stmt, parents, p)
                     if factory not in follow:
                         follow.append(factory)
                     continue
@@ -397,9 +423,12 @@ def plan(module, parents: Parents, pipelines: dict, rules, ndd: str, numpy: Opti
                 scope = parents.scope(assign) or module
                 site = Site(ndd=ndd, numpy=numpy, pipeline=info, construction=call if constructs else None,
                             reader_call=readers.get(name), names=names, taken=set(taken),
-                            scope_pipes=scope_pipes.get(id(scope), {}), parents=parents)
+                            scope_pipes=scope_pipes.get(id(scope), {}), parents=parents,
+                            factory=None if constructs else _made_at(callee, call, name, made_by))
                 others = pipe_vars.get(id(scope), set()) - {var}
                 for factory in _plan_uses(scope, var, assign, parents, site, pipe_rules, batch_rules, p, others):
+                    # `pipe = <call>` ... `return pipe`: the scope is the factory
+                    _note_factory(made_by, factory, scope, _made_at(callee, call, name, made_by), stmt, parents, p)
                     if factory not in follow:
                         follow.append(factory)
         for cls, attr, assigns in stores.values():
@@ -432,6 +461,9 @@ def _check_handoffs(plans: dict, parents: Parents) -> None:
             call = parents.of(ref)
             if ref is func.name or not isinstance(call, cst.Call):
                 continue
+            resolved = _function_at(call, parents)
+            if resolved is not None and resolved is not func:
+                continue  # a call of another definition of the name
             arg = _argument_for(call, func, param)
             if arg is None or id(arg) not in passed:
                 what = "a pipeline" if kind == "pipe" else "pipeline outputs"
@@ -469,7 +501,7 @@ def _share_blockers(plans: dict) -> None:
                                              f"(a loop over the list makes each of them with the same code)"))
                     changed = True
                     break
-                if other is not p and other.blockers and p.tracked & other.tracked:
+                if other is not p and other.blockers and _overlap(p.tracked, other.tracked):
                     p.blockers.append((None, f"shares output names with pipeline {other_name}, which is not converted"))
                     changed = True
                     break
@@ -481,6 +513,15 @@ def _share_blockers(plans: dict) -> None:
                     p.blockers.append((None, f"is given to one iterator with pipeline {other_name}, which is not converted"))
                     changed = True
                     break
+
+
+def _overlap(ours: set, theirs: set) -> bool:
+    """Do two plans follow one name of one scope? Names followed only in the stretch of one
+    assignment of a variable (state.window) are that assignment's alone."""
+    return any(
+        scope == s and name == n and (window is None or w is None or window == w)
+        for scope, name, window in ours for s, n, w in theirs
+    )
 
 
 def _plan_construction(call: cst.Call, info: PipelineInfo, p: Plan, stmt) -> None:
@@ -532,9 +573,13 @@ def _plan_uses(scope, var, assign, parents, site, pipe_rules, batch_rules, p: Pl
         p.blockers.append((parents.statement(node), "a name holding pipeline outputs is also assigned other values here: convert by hand"))
     if nodes is not own.nodes and (state.outputs or state.batches):
         # Outputs may outlive the next assignment of the variable; by name they cannot be told
-        # apart from the outputs of what it holds next.
-        p.blockers.append((parents.statement(assign), f"`{var}` is assigned more than once and its outputs are kept in variables: convert by hand"))
-        return []
+        # apart from the outputs of what it holds before or next, unless every read of them sees
+        # this binding's (straight-line code: a notebook's cells, each rebinding `pipe` and `out`).
+        problems = _outputs_while_bound(var, assign, bindings, state, own, parents)
+        if problems:
+            p.blockers.extend(problems)
+            return []
+        state.window = id(assign)
     return _plan_nodes(scope, own, nodes, state, parents, site, pipe_rules, batch_rules, p)
 
 
@@ -545,7 +590,7 @@ def _plan_nodes(scope, own, nodes, state, parents, site, pipe_rules, batch_rules
     var = state.var
     tracked = {var} | state.outputs | state.batches
     tracked.discard(None)
-    p.tracked |= {(id(scope), n) for n in state.outputs | state.batches}
+    p.tracked |= {(id(scope), n, state.window) for n in state.outputs | state.batches}
     for nested in _free_in_nested(own, tracked, parents):
         p.blockers.append((nested, f"a nested function uses the pipeline `{var or handoff}` or its outputs: convert by hand"))
     factories = []
@@ -603,6 +648,43 @@ def _module_function(name: str, parents: Parents):
     return found
 
 
+def _function_at(call: cst.Call, parents: Parents):
+    """The function of the file that ``call`` (of a name) calls: the file's only definition of
+    the name (:func:`_module_function`), or, where the file defines it more than once at its top
+    level (a notebook cell defining ``examine_output`` again for its own pipeline), the last
+    definition above a call made by module-level code, which runs in order; else None."""
+    name = call.func.value
+    func = _module_function(name, parents)
+    if func is not None:
+        return func
+    defs = _redefined_function(name, parents)
+    if not defs or parents.scope(call) is not None:
+        return None
+    at = parents.span[id(call)][0]
+    above = [d for d in defs if parents.span[id(d)][1] <= at]
+    return above[-1] if above else None
+
+
+def _redefined_function(name: str, parents: Parents) -> list:
+    """The definitions of ``name``, where there are several and all are plain (undecorated, not
+    async) statements of the module's own body, and every other mention of the name is a call of
+    it; else []."""
+    cache = parents.__dict__.setdefault("_redefined_functions", {})
+    if name in cache:
+        return cache[name]
+    defs = [d for d in parents.find(cst.FunctionDef) if d.name.value == name]
+    found = []
+    if len(defs) > 1 and all(
+        isinstance(parents.of(d), cst.Module) and not d.decorators and d.asynchronous is None for d in defs
+    ):
+        own = {id(d.name) for d in defs}
+        refs = [r for r in _references(name, parents) if id(r) not in own]
+        if all(isinstance(parents.of(r), cst.Call) and parents.of(r).func is r for r in refs):
+            found = defs
+    cache[name] = found
+    return found
+
+
 def _references(name: str, parents: Parents) -> list:
     """The Name nodes spelled ``name`` that may refer to a variable (not ``x.name``, ``f(name=...)``)."""
     found = []
@@ -616,20 +698,23 @@ def _references(name: str, parents: Parents) -> list:
     return found
 
 
-def _bound_param(call: cst.Call, func: cst.FunctionDef, arg: cst.Arg):
+def _bound_param(call: cst.Call, func: cst.FunctionDef, arg: cst.Arg, method: bool = False):
     """The parameter of ``func`` that ``arg`` of ``call`` binds, or None (a star argument before
-    it, *args / **kwargs taking it, no such parameter)."""
+    it, *args / **kwargs taking it, no such parameter). ``method``: ``call`` is ``self.f(...)``,
+    whose object fills the first parameter."""
     params = func.params
     if arg.star:
         return None
     if arg.keyword is not None:
         named = [q for q in [*params.params, *params.kwonly_params] if q.name.value == arg.keyword.value]
+        if method and named and named[0] is [*params.posonly_params, *params.params][0]:
+            return None  # `self` given twice: a TypeError
         return named[0] if named else None
     positional = [a for a in call.args if a.keyword is None]
     if any(a.star for a in positional[: positional.index(arg)]):
         return None
     i = positional.index(arg)
-    every = [*params.posonly_params, *params.params]
+    every = [*params.posonly_params, *params.params][1 if method else 0 :]
     return every[i] if i < len(every) else None
 
 
@@ -645,6 +730,267 @@ def _argument_for(call: cst.Call, func: cst.FunctionDef, param: str):
     return None
 
 
+# -- pipelines that functions of the file make and return ---------------------------------------
+#
+# `def create_pipeline(batch_size, data_dir, ...): pipe = p(...) (or a `with pipe:` graph); return
+# pipe` and its caller's `pipe = create_pipeline(...)`: the rules that need the arguments the
+# pipeline was made with (an iterator's batch size and reader, `pipe.epoch_size()`) get them from
+# the factory's own call of the pipeline, each of its parameters replaced by what the caller's
+# call gives it, as Python binds them (positional, keyword, defaults).
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Made:
+    """How a pipeline that functions of the file make and return reaches a variable: ``construction``
+    is the pipeline's own call, in the first function of ``levels``; ``levels`` holds (function,
+    its call, whether that is a method called on ``self``), from that function out to the call
+    whose value the variable holds."""
+
+    construction: cst.Call
+    levels: tuple
+
+
+def _made_at(callee, call: cst.Call, name: str, made_by: dict):
+    """How the pipeline that ``call`` of ``callee`` (the pipeline ``name`` itself, or a factory of
+    it) gives was made: a Made, or why that cannot be told (str)."""
+    if callee == name:
+        return Made(construction=call, levels=())
+    found = made_by.get(callee, "dali-migrate cannot tell how it makes the pipeline")
+    if isinstance(found, str):
+        return found
+    func, inner = found
+    return Made(construction=inner.construction, levels=(*inner.levels, (func, call, isinstance(callee, _Method))))
+
+
+def _note_factory(made_by: dict, factory, func, made, stmt, parents: Parents, p: Plan) -> None:
+    """``func`` (followed as ``factory``) returns the pipeline ``made`` says how it was made (a
+    Made, or a reason). Every call of it gives that one only where it has one ``return`` and is
+    no generator; otherwise its callers' sites get the reason."""
+    own = _scope_nodes(func, parents)
+    fname = func.name.value
+    returns = sum(isinstance(n, cst.Return) for n in own.nodes)
+    if returns != 1:
+        made = f"{fname}() has {returns} return statements (which pipeline a call of it gives cannot be told)"
+    elif any(isinstance(n, (cst.Yield, cst.Await)) for n in own.nodes):
+        made = f"{fname}() is a generator or a coroutine"
+    elif isinstance(made, str):
+        made = f"{fname}() gets it from another function, and {made}"
+    if factory in made_by:
+        known = made_by[factory]
+        if not isinstance(known, str) and (isinstance(made, str) or not _same_made(known[1], made)):
+            # callers planned already have the first way: none of them is right for certain
+            p.blockers.append((stmt, f"{fname}() returns pipelines made in more than one way: convert by hand"))
+            made_by[factory] = f"{fname}() returns pipelines made in more than one way"
+        return
+    made_by[factory] = made if isinstance(made, str) else (func, made)
+
+
+def _same_made(a: Made, b: Made) -> bool:
+    return a.construction is b.construction and len(a.levels) == len(b.levels) and all(
+        x[0] is y[0] and x[1] is y[1] for x, y in zip(a.levels, b.levels)
+    )
+
+
+def bound_arguments(call: cst.Call, func: cst.FunctionDef, method: bool = False):
+    """{parameter: (expression, whether it is the parameter's default)} as Python binds ``call``'s
+    arguments to ``func``'s parameters (``method``: ``self.f(...)``, whose object is the first), or
+    why that cannot be told (str): star arguments, an argument that fills no parameter (one that
+    *args / **kwargs would take, or a TypeError)."""
+    params = func.params
+    fname = func.name.value
+    if any(a.star for a in call.args):
+        return f"{fname}() is called with *args/**kwargs"
+    found: dict = {}
+    positional = [*params.posonly_params, *params.params]
+    if method:
+        found[positional[0].name.value] = (call.func.value, False)
+    for arg in call.args:
+        param = _bound_param(call, func, arg, method)
+        if param is None or param.name.value in found:
+            return f"an argument of this {fname}() call fills none of its named parameters"
+        found[param.name.value] = (arg.value, False)
+    for q in [*positional, *params.kwonly_params]:
+        if q.name.value not in found and q.default is not None:
+            found[q.name.value] = (q.default, True)
+    return found
+
+
+class _NotFollowed(CannotConvert):
+    pass
+
+
+class _Variables(cst.CSTTransformer):
+    """Replaces each variable an expression reads (not ``a.x``'s ``x``, not ``f(x=...)``'s keyword)
+    by what ``fn`` gives for its name (None: kept); a replacement that is not an atom is put in
+    parentheses where it is part of a larger expression."""
+
+    def __init__(self, fn, root):
+        self.fn, self.root, self.skip = fn, root, set()
+
+    def visit_Attribute(self, node):
+        self.skip.add(id(node.attr))
+
+    def visit_Arg(self, node):
+        if node.keyword is not None:
+            self.skip.add(id(node.keyword))
+
+    def on_visit(self, node):
+        if isinstance(node, (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp, cst.NamedExpr)):
+            raise _NotFollowed(f"`{code(self.root).strip()}` binds names of its own (a lambda, a comprehension, :=)")
+        return super().on_visit(node)
+
+    def leave_Name(self, original, updated):
+        if id(original) in self.skip:
+            return updated
+        new = self.fn(original.value)
+        if new is None:
+            return updated
+        atom = (cst.Name, cst.Attribute, cst.Subscript, cst.Call, cst.Integer, cst.Float, cst.SimpleString, cst.List, cst.Tuple, cst.Dict)
+        if original is not self.root and not isinstance(new, atom) and not new.lpar:
+            new = new.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        return new
+
+
+def map_variables(expr, fn):
+    """``expr`` with its variables replaced by ``fn(name)`` (an expression, or None to keep it)."""
+    return expr.visit(_Variables(fn, expr))
+
+
+def _own_bindings(scope, parents: Parents) -> list:
+    """(name, position) of each binding the scope makes itself (not its nested scopes): its
+    parameters (position -1), assignments and loop targets, imports, defs and classes, and the
+    names it declares global or nonlocal (position -2: anywhere)."""
+    found = []
+    if isinstance(scope, (cst.FunctionDef, cst.Lambda)):
+        params = scope.params
+        every = [*params.posonly_params, *params.params, *params.kwonly_params]
+        every += [q for q in (params.star_arg, params.star_kwarg) if isinstance(q, cst.Param)]
+        found += [(q.name.value, -1) for q in every]
+    own = _scope_nodes(scope, parents)
+    for node in own.nodes:
+        if isinstance(node, (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.NamedExpr, cst.AsName, cst.Del)):
+            target = node.name if isinstance(node, cst.AsName) else node.target
+            if not isinstance(target, (cst.Attribute, cst.Subscript)):
+                found += [(n, parents.span[id(node)][0]) for n in cst_walk.variables(target)]
+        elif isinstance(node, cst.ImportAlias):
+            bound = node.asname.name if node.asname is not None else node.name
+            found.append((code(bound).split(".")[0], parents.span[id(node)][0]))
+        elif isinstance(node, (cst.Global, cst.Nonlocal)):
+            found += [(n.name.value, -2) for n in node.names]
+    found += [(n.name.value, parents.span[id(n)][0]) for n in own.nested if isinstance(n, (cst.FunctionDef, cst.ClassDef))]
+    return found
+
+
+def in_caller(made: Made, expr, parents: Parents, at_module: bool = False):
+    """``expr``, written in the function that makes the pipeline (``at_module``: at module level,
+    a module-level pipeline function's decorator or defaults), as the code holding the pipeline
+    (the scope of ``made``'s last call) can evaluate it there, or why it cannot (str).
+
+    Each function's parameters become what its call gives them: an argument that gives the same
+    value when evaluated again (rules/pipe_epoch_size.repeatable) and that the caller does not
+    assign after the call, or a literal default. A name the function computes itself cannot be
+    followed; a global must mean the same where the function is called."""
+    from dali_migrate.rules.pipe_epoch_size import repeatable
+
+    try:
+        if at_module:
+            return map_variables(expr, lambda n: _global_in_caller(n, made.levels[-1], parents))
+        for func, call, method in made.levels:
+            expr = _through(expr, func, call, method, parents, repeatable)
+        return expr
+    except _NotFollowed as e:
+        return str(e)
+
+
+def _caller_bindings(call, parents: Parents) -> tuple:
+    """(the names the scope of ``call`` binds itself, those it binds after the call); at module
+    level the first is empty: there a function's globals are the caller's names."""
+    scope = parents.scope(call)
+    bindings = _own_bindings(scope if scope is not None else parents.order[0], parents)
+    end = parents.span[id(call)][1]
+    later = {n for n, at in bindings if at >= end or at == -2}
+    return ({n for n, _ in bindings} if scope is not None else set()), later
+
+
+def _global_in_caller(name: str, level: tuple, parents: Parents):
+    func, call, _ = level
+    bound, later = _caller_bindings(call, parents)
+    if name in bound or name in later:
+        raise _NotFollowed(f"`{name}`, which the pipeline is made with, names something else where {func.name.value}() is called")
+    return None
+
+
+def _through(expr, func: cst.FunctionDef, call: cst.Call, method: bool, parents: Parents, repeatable):
+    """``expr`` of ``func``'s scope as the scope of ``call`` (a call of ``func``) evaluates it."""
+    fname = func.name.value
+    args = bound_arguments(call, func, method)
+    if isinstance(args, str):
+        raise _NotFollowed(args)
+    own = _own_bindings(func, parents)
+    params = {q.name.value for q in [*func.params.posonly_params, *func.params.params, *func.params.kwonly_params]}
+    stars = {q.name.value for q in (func.params.star_arg, func.params.star_kwarg) if isinstance(q, cst.Param)}
+    local = {n for n, at in own if at != -1 or n in stars}
+    bound, later = _caller_bindings(call, parents)
+
+    def one(name: str):
+        if name in params:
+            if name in local:
+                raise _NotFollowed(f"{fname}() assigns its parameter `{name}`, which the pipeline is made with")
+            if name not in args:
+                raise _NotFollowed(f"{fname}()'s parameter `{name}`, which the pipeline is made with, gets no value here")
+            value, default = args[name]
+            if default:
+                if not _literal(value):
+                    raise _NotFollowed(f"the default of {fname}()'s parameter `{name}` is not a literal")
+                return value
+            if not repeatable(value):
+                raise _NotFollowed(f"{fname}() gets `{code(value).strip()}` for `{name}`, an expression that would run twice")
+            changed = sorted(cst_walk.variables(value) & later)
+            if changed:
+                raise _NotFollowed(f"`{changed[0]}`, given to {fname}(), is assigned again after the call")
+            return value
+        if name in local:
+            raise _NotFollowed(f"`{name}`, which the pipeline is made with, is computed inside {fname}()")
+        if name in bound or name in later:
+            raise _NotFollowed(f"`{name}`, which the pipeline is made with, names something else where {fname}() is called")
+        return None
+
+    return map_variables(expr, one)
+
+
+def _literal(expr) -> bool:
+    """A value written out: the same object, or an equal one, wherever it is evaluated."""
+    if isinstance(expr, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString)):
+        return True
+    if isinstance(expr, cst.Name):
+        return expr.value in ("True", "False", "None")
+    if isinstance(expr, cst.UnaryOperation):
+        return isinstance(expr.operator, (cst.Minus, cst.Plus)) and _literal(expr.expression)
+    if isinstance(expr, (cst.Tuple, cst.List)):
+        return all(isinstance(el, cst.Element) and _literal(el.value) for el in expr.elements)
+    return False
+
+
+def _read_late(func: cst.FunctionDef, parents: Parents) -> list:
+    """Why a pipeline function defined inside another function (a ``with pipe:`` graph there, made
+    a function of its own) would not see the values its graph saw: it reads the enclosing
+    function's names when the generator runs, the pipeline read them when its graph was defined.
+    So a name it reads must not be bound again, nor changed in place, after the definition."""
+    outer = parents.scope(func)
+    if not isinstance(outer, cst.FunctionDef):
+        return []
+    from dali_migrate.legacy import _mutated
+
+    reads = cst_walk.variables(func.body) - {n for n, _ in _own_bindings(func, parents)}
+    end = parents.span[id(func)][1]
+    late = sorted({n for n, at in _own_bindings(outer, parents) if (at >= end or at == -2) and n in reads})
+    for node in _scope_nodes(outer, parents).nodes:
+        if isinstance(node, cst.SimpleStatementLine) and parents.span[id(node)][0] >= end:
+            late += sorted(_mutated(node) & reads - set(late))
+    return [f"the graph reads `{n}`, which {outer.name.value}() assigns or changes after the graph is defined: the converted "
+            f"generator would read it when it runs; convert by hand" for n in late]
+
+
 def _handoff_target(node, parents: Parents):
     """(call, function, parameter) when ``node`` is an argument of a call of a function defined
     once at the top of this file (``run_and_print(pipe)``), else None."""
@@ -654,7 +1000,7 @@ def _handoff_target(node, parents: Parents):
     call = parents.of(arg)
     if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Name)):
         return None
-    func = _module_function(call.func.value, parents)
+    func = _function_at(call, parents)
     if func is None:
         return None
     param = _bound_param(call, func, arg)
@@ -695,7 +1041,7 @@ def _plan_handoff(node, kind, target, parents, state, site, pipe_rules, batch_ru
     for bad in _track_names(own.nodes, inner, parents):
         p.blockers.append((parents.statement(bad), "a name holding pipeline outputs is also assigned other values here: convert by hand"))
     # Another function's body cannot see the arguments the pipeline was made with.
-    inner_site = dataclasses.replace(site, construction=None)
+    inner_site = dataclasses.replace(site, construction=None, factory=None)
     before = dict(p.rewrites)
     _plan_nodes(func, own, own.nodes, inner, parents, inner_site, pipe_rules, batch_rules, p, handoff=name)
     for node_id, (rule, used_site) in p.rewrites.items():
@@ -731,7 +1077,9 @@ def _node_by_id(node_id: int, parents: Parents):
 def _nodes_while_bound(bindings: list, assign, nodes: list, parents: Parents) -> Optional[list]:
     """The scope's nodes from ``assign`` up to the variable's next assignment, when every
     assignment of it is a plain ``var = ...`` statement of one block (straight-line code, so each
-    use sees the last assignment above it: `pipe = train(...)` ... `pipe = val(...)`); else None."""
+    use sees the last assignment above it: `pipe = train(...)` ... `pipe = val(...)`), or of
+    several blocks where each use sees one assignment for certain (:func:`_owner`: a notebook's
+    `pipe = make(...)` in one cell, then in the body of a loop over the cases); else None."""
     stmts = []
     for b in bindings:
         owner = parents.of(b)
@@ -740,7 +1088,7 @@ def _nodes_while_bound(bindings: list, assign, nodes: list, parents: Parents) ->
             return None
         stmts.append(stmt)
     blocks = {id(parents.of(s)) for s in stmts}
-    if len(blocks) != 1 or parents.statement(assign) not in stmts:
+    if parents.statement(assign) not in stmts:
         return None
     starts = sorted(parents.span[id(s)][0] for s in stmts)
     var = bindings[0].target.value if isinstance(bindings[0].target, cst.Name) else None
@@ -748,12 +1096,120 @@ def _nodes_while_bound(bindings: list, assign, nodes: list, parents: Parents) ->
         isinstance(n, cst.Name) and n.value == var and parents.span[id(n)][0] < starts[0] for n in nodes
     ):
         return None  # a use above the first assignment (in a loop: the last one's value)
+    if len(blocks) != 1 and any(
+        _owner(n, bindings, parents) is None
+        for n in nodes
+        if isinstance(n, cst.Name) and n.value == var and _is_variable(n, parents) and not _is_binding(n, parents)
+    ):
+        return None
     lo = parents.span[id(parents.statement(assign))][0]
     later = [x for x in starts if x > lo]
     hi = later[0] if later else len(parents.order)
     # The assignment's own value (`pipe = make(pipe)`) reads the previous binding: start after it.
     lo = parents.span[id(assign.value)][1] if isinstance(assign, cst.Assign) else lo
     return [n for n in nodes if lo <= parents.span[id(n)][0] < hi]
+
+
+def _owner(ref: cst.Name, bindings: list, parents: Parents):
+    """The assignment (of ``bindings``, AssignTargets) whose value ``ref`` reads for certain: the
+    last one above it that always runs before it, with no other one that could run in between
+    (above it after that one, or in a loop around ``ref`` that does not hold that one); else None."""
+    span = parents.span
+    at = span[id(ref)][0]
+    before = [b for b in bindings if span[id(b)][0] < at and _always_before(b.target, ref, parents)]
+    if not before:
+        return None
+    own = max(before, key=lambda b: span[id(b)][0])
+    if any(span[id(own)][0] < span[id(c)][0] < at for c in bindings):
+        return None
+    home = parents.statement(own)
+    loop = parents.of(ref)
+    while loop is not None:
+        if isinstance(loop, (cst.For, cst.While)) and not parents.contains(loop, home) and any(
+            c is not own and parents.contains(loop, c) for c in bindings
+        ):
+            return None  # `pipe.run()` before `pipe = ...` in a loop: the last round's
+        loop = parents.of(loop)
+    return own
+
+
+def _outputs_while_bound(var, assign, bindings, state, own: _ScopeNodes, parents: Parents) -> list:
+    """Blockers, empty where every read of the names holding this binding's outputs (``out =
+    pipe.run()``) sees this binding's, so that planning them by name, within the nodes of
+    :func:`_nodes_while_bound`, is exact.
+
+    The assignments of ``var`` must be statements of the scope's own block (run once each, in
+    order: a notebook's cells, a function's body). Then a read between this assignment and the
+    next one must come after a binding of the name made there that always runs before it, and a
+    read after the next one after a binding made after it."""
+    stmt = parents.statement(assign)
+    top = own.scope.body if isinstance(own.scope, cst.FunctionDef) else own.scope
+    if parents.of(stmt) is not top:
+        return [(stmt, f"`{var}` is assigned more than once and its outputs are kept in variables: convert by hand")]
+    span = parents.span
+    lo = span[id(stmt)][0]
+    later = [span[id(parents.statement(b))][0] for b in bindings if span[id(parents.statement(b))][0] > lo]
+    hi = min(later, default=len(parents.order))
+    problems = []
+    for name in sorted(state.outputs | state.batches):
+        refs = [n for n in own.nodes if isinstance(n, cst.Name) and n.value == name and _is_variable(n, parents)]
+        binds = [n for n in refs if _is_binding(n, parents)]
+        for ref in refs:
+            at = span[id(ref)][0]
+            if any(ref is b for b in binds) or at < lo:
+                continue
+            if not _read_only(ref, parents):
+                problems.append((parents.statement(ref), f"`{name}`, which holds outputs of the pipeline in `{var}`, is bound here in a way dali-migrate does not follow: convert by hand"))
+            elif at < hi and not any(lo <= span[id(b)][0] < at and _always_before(b, ref, parents) for b in binds):
+                problems.append((parents.statement(ref), f"`{name}` may not hold outputs of the pipeline in `{var}` yet here (`{var}` is assigned more than once): convert by hand"))
+            elif at >= hi and not any(hi <= span[id(b)][0] < at and _always_before(b, ref, parents) for b in binds):
+                problems.append((parents.statement(ref), f"`{name}` may still hold outputs of the pipeline `{var}` held before it was assigned again: convert by hand"))
+    return problems
+
+
+def _is_variable(ref: cst.Name, parents: Parents) -> bool:
+    """Is ``ref`` a variable (not ``x.name``, ``f(name=...)``, a parameter or a def's name)?"""
+    parent = parents.of(ref)
+    if isinstance(parent, cst.Attribute) and parent.attr is ref:
+        return False
+    if isinstance(parent, cst.Arg) and parent.keyword is ref:
+        return False
+    return not isinstance(parent, (cst.Param, cst.FunctionDef, cst.ClassDef, cst.ImportAlias))
+
+
+def _read_only(ref: cst.Name, parents: Parents) -> bool:
+    """Is ``ref`` only read (not bound by an augmented or annotated assignment, ``with ... as``,
+    ``:=``, a comprehension, ``del``, an import)?"""
+    cur, parent = ref, parents.of(ref)
+    while isinstance(parent, (cst.Tuple, cst.List, cst.Element, cst.StarredElement)):
+        cur, parent = parent, parents.of(parent)
+    if isinstance(parent, (cst.AugAssign, cst.AnnAssign, cst.NamedExpr, cst.CompFor)) and parent.target is cur:
+        return False
+    return not isinstance(parent, (cst.AsName, cst.Del))
+
+
+def _always_before(binding: cst.Name, ref, parents: Parents) -> bool:
+    """Does the binding ``binding`` (an assignment's or a ``for``'s target) always run before
+    ``ref`` is read, with nothing in between that the binding's statement does not run first?
+    An assignment: ``ref`` is in a later statement of the same block (or later in its line); a
+    ``for``: ``ref`` is in its body."""
+    owner = parents.of(binding)
+    while isinstance(owner, (cst.Tuple, cst.List, cst.Element, cst.StarredElement)):
+        owner = parents.of(owner)
+    if isinstance(owner, cst.For):
+        return parents.contains(owner.body, ref)
+    stmt = parents.statement(binding)
+    if parents.contains(stmt, ref):
+        # `out = pipe.run(); show(out)`: a later small statement of the line
+        small = parents.of(owner)
+        return isinstance(small, cst.Assign) and parents.span[id(small)][1] <= parents.span[id(ref)][0]
+    block = parents.of(stmt)
+    cur = parents.statement(ref)
+    while cur is not None:
+        if parents.of(cur) is block:
+            return parents.span[id(cur)][0] > parents.span[id(stmt)][0]
+        cur = parents.statement(parents.of(cur))
+    return False
 
 
 def _is_binding(ref: cst.Name, parents: Parents) -> bool:
@@ -834,6 +1290,17 @@ def _plan_expr(node, kind, parents, state, site, pipe_rules, batch_rules, p: Pla
         ):
             # A function of this file would get ndd.Batch objects where it used TensorLists.
             p.blockers.append((stmt, f"pipeline outputs are passed to {call.func.value}(), which dali-migrate cannot follow here (defined more than once, decorated, or not only called): convert it and this call by hand"))
+            return
+        if (
+            kind == "outputs"
+            and isinstance(call, cst.Call)
+            and isinstance(call.func, cst.Name)
+            and call.func.value in _CARRIERS
+            and not _shadowed(call.func.value, parents)
+            and not (isinstance(parents.of(call), cst.For) and parents.of(call).iter is call
+                     and _iterated_outputs(parents.of(call), parents, state) is not None)
+        ):
+            p.blockers.append((stmt, f"pipeline outputs are passed to {call.func.value}(), whose result dali-migrate does not follow: convert by hand"))
             return
     if kind != "batch":
         return

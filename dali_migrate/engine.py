@@ -342,7 +342,7 @@ class _Converter:
         if self._variables is None:
             self._variables = cst_walk.variables(self.module)
         avoid = self._variables | (ctx.taken - self.taken)  # the module's variables, this pipeline's new names
-        found = build_time_calls.plan(info, self.names, ctx.taken, {alias} if alias else set(), set(helpers), avoid)
+        found = build_time_calls.plan(info, self.names, ctx.taken, {alias} if alias else set(), set(helpers), avoid, module=self.module)
         if found.blocker is None and found.replace and not _on(build_time_calls.RULE, self.enabled):
             found.blocker = f"Python calls evaluated once when the pipeline was built need rule {build_time_calls.RULE.id}, which is disabled"
         if found.blocker is not None:
@@ -467,6 +467,9 @@ class _OpRewriter(cst.CSTTransformer):
         return updated
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        outer = self.ctx.outer_replace.pop(id(original), None)
+        if outer is not None:
+            return outer
         op_path = self.names.fn_op(original.func)
         if op_path is None:
             q = self.names.qualify(original.func)

@@ -68,6 +68,9 @@ class Legacy:
     kind: str  # "with" or "class"
     anchor: cst.CSTNode  # original node to mark if the conversion does not go through
     reason: str = ""  # set when it cannot even be rewritten as a pipeline
+    #: the ``with pipe:`` statement of a "with" pipeline: notebooks repeat the very same
+    #: ``pipe = Pipeline(...)`` line for each pipeline, their graphs tell them apart
+    block: Optional[cst.CSTNode] = None
 
     def find_anchor(self, module: cst.Module):
         """The anchor's counterpart in ``module`` (transformers rebuild nodes, so not by identity)."""
@@ -80,10 +83,21 @@ class Legacy:
             return None
         # the same text; deep_equals first, which gives up at the first difference, where
         # generating every statement's code did not
+        first = None
         for n in cst_walk.walk(module):
             if type(n) is cst.SimpleStatementLine and n.deep_equals(self.anchor):
-                return n
-        return None
+                if self.block is None:
+                    return n
+                first = first or n
+            elif self.block is not None and type(n) in (cst.Module, cst.IndentedBlock):
+                body = list(n.body)
+                for k, stmt in enumerate(body):
+                    if type(stmt) is cst.SimpleStatementLine and stmt.deep_equals(self.anchor):
+                        var = code(self.anchor.body[0].targets[0].target)
+                        block = next((s for s in body[k + 1 :] if _with_block(s, var)), None)
+                        if block is not None and block.deep_equals(self.block):
+                            return stmt
+        return first
 
 
 def _kwargs_from_pipeline_call(call: cst.Call) -> Optional[list]:
@@ -347,7 +361,7 @@ def rewrite_with_blocks(body: list, names, taken: set, found: list, skip: set) -
         graph = [*pre, *inner[:-1], *[cst.Expr(v) for v in outputs]]
         inputs = _graph_inputs(out, i, graph, names)
         if isinstance(inputs, str):
-            found.append(Legacy(name=name, kind="with", anchor=out[i], reason=inputs))
+            found.append(Legacy(name=name, kind="with", anchor=out[i], reason=inputs, block=with_stmt))
             i = j + 1
             continue
         for stmt in inputs:
@@ -355,7 +369,7 @@ def rewrite_with_blocks(body: list, names, taken: set, found: list, skip: set) -
         captured = _captured_sources([*inputs, *graph], out, names)
         rebound = [n for n in captured if any(n in _bindings(s) for s in kept)]
         if rebound:
-            found.append(Legacy(name=name, kind="with", anchor=out[i], reason=(
+            found.append(Legacy(name=name, kind="with", anchor=out[i], block=with_stmt, reason=(
                 f"`{rebound[0]}`, the external source, is defined again between Pipeline(...) and `with`: convert by hand"
             )))
             i = j + 1
@@ -377,7 +391,7 @@ def rewrite_with_blocks(body: list, names, taken: set, found: list, skip: set) -
         assign = out[i].with_changes(
             body=[out[i].body[0].with_changes(value=cst.Call(func=cst.Name(name)))], leading_lines=[cst.EmptyLine(indent=False)]
         )
-        found.append(Legacy(name=name, kind="with", anchor=out[i]))
+        found.append(Legacy(name=name, kind="with", anchor=out[i], block=with_stmt))
         out[i : j + 1] = [func, assign, *kept]
         i += 2 + len(kept)  # the statement after them may be the next Pipeline(...)
     if moved:

@@ -51,6 +51,10 @@ class PipelineContext:
     #: while the operator rules rewrite a call: that call as written (``rewrite`` gets a rebuilt
     #: node, whose place in the pipeline cannot be looked up)
     call_as_written: object = None
+    #: id(call as written) -> the expression that replaces that call once the calls inside it are
+    #: rewritten: a rule gave the value of the whole while rewriting the call it holds
+    #: (rules/constant.py: ``types.Constant(15).float32()``)
+    outer_replace: dict = dataclasses.field(default_factory=dict)
 
     def need_import(self, module: str) -> str:
         if module not in self.imports:

@@ -12,9 +12,13 @@ pipeline evaluated it: among the statements that run before the loop, in the ori
 
 Left in place, because evaluating them every iteration gives the same value: pure builtins
 (``int``, ``len``, ...), ``math.*``, numpy outside ``numpy.random``, ``os.path.*``, DALI's own
-calls and methods of DALI data. A call that reads a value computed per iteration, or that sits in
-an ``if``/``for``/``with`` of the loop (where it ran once per trace, or several times), stops the
-conversion with a marker.
+calls and methods of what they make (``types.Constant(15).float32()``), methods of DALI data, and
+a function that the function building the pipeline gets and calls on its data where every value
+it gets in the file is arithmetic of its arguments alone (``operation(l, r)``:
+dali_migrate/graph_callables.py). A call that reads a value computed per iteration, or that sits
+in an ``if``/``for``/``with`` of the loop (where it ran once per trace, or several times), stops
+the conversion with a marker. ``fn.external_source``'s source is its rule's; its other arguments
+(``dtype=[dali_type(t)]``) were read once, like any operator's.
 """
 
 from __future__ import annotations
@@ -24,7 +28,8 @@ from typing import Optional
 
 import libcst as cst
 
-from dali_migrate import cst_walk
+from dali_migrate import cst_walk, graph_callables
+from dali_migrate import parents as parents_mod
 from dali_migrate.cst_util import code, dotted, fresh_name
 from dali_migrate.rules.base import Rule
 from dali_migrate.rules.conditionals import PURE_BUILTINS
@@ -69,12 +74,23 @@ def _loop_names(info) -> set:
 class _Calls:
     """Sorts the calls of one pipeline's per-iteration statements."""
 
-    def __init__(self, info, names, numpy_names: set, helpers: set):
+    def __init__(self, info, names, numpy_names: set, helpers: set, module=None):
         self.info, self.names = info, names
         self.numpy_names, self.helpers = numpy_names, helpers
         self.op_calls = {id(call) for call, _ in info.op_calls}
         self.loop = _loop_names(info)
         self.shadowed = self.loop | {p.name.value for p in _all_params(info.func)}
+        self.module = module
+
+    def passed_function(self, name: str) -> Optional[str]:
+        """graph_callables.reason for ``name`` where the pipeline is built by a function of the
+        file that gets it (``arithmetic_pipeline(operation, ...)``); else NOT_A_PARAMETER."""
+        if self.module is None or name in self.shadowed:
+            return graph_callables.NOT_A_PARAMETER
+        index = parents_mod.build(self.module)
+        if id(self.info.func) not in index.span:
+            return graph_callables.NOT_A_PARAMETER
+        return graph_callables.reason(name, self.info.func, index)
 
     def is_dali(self, call: cst.Call) -> bool:
         if id(call) in self.op_calls:
@@ -85,6 +101,10 @@ class _Calls:
         func = call.func
         if isinstance(func, cst.Name) and func.value in self.helpers:
             return True  # a function of the file that builds DALI operators: per iteration
+        if isinstance(func, cst.Name) and self.passed_function(func.value) is None:
+            return True  # arithmetic of its arguments, given by the function that builds the pipeline
+        if isinstance(func, cst.Attribute) and type(func.value) is cst.Call and self.is_dali(func.value):
+            return True  # a method of what a DALI call made (types.Constant(15).float32(): rules/constant.py)
         # a method of DALI data (images.gpu(), x.shape()): the receiver is computed per iteration
         return isinstance(func, cst.Attribute) and bool(cst_walk.variables(func.value) & self.loop)
 
@@ -117,13 +137,14 @@ def _all_params(func: cst.FunctionDef):
     return out
 
 
-def plan(info, names, taken: set, numpy_names: set, helpers: set, avoid: Optional[set] = None) -> Plan:
+def plan(info, names, taken: set, numpy_names: set, helpers: set, avoid: Optional[set] = None, module=None) -> Plan:
     """What to evaluate once, and where. ``taken``: names in use, updated with the new ones;
     ``avoid``: the names a new variable must not be (default ``taken``): keyword and attribute
-    names do not clash with a variable, so ``angle=`` can give its value the name ``angle``."""
+    names do not clash with a variable, so ``angle=`` can give its value the name ``angle``;
+    ``module``: the file the pipeline is in (functions passed to the one that builds it)."""
     avoid = taken if avoid is None else avoid
     result = Plan()
-    calls = _Calls(info, names, numpy_names, helpers)
+    calls = _Calls(info, names, numpy_names, helpers, module)
     later_setup: dict = {}  # name -> indices of setup statements that bind it
     from dali_migrate.pipeline_analysis import _assigned_names
 
@@ -157,6 +178,14 @@ def plan(info, names, taken: set, numpy_names: set, helpers: set, avoid: Optiona
         for node in found:
             read = cst_walk.variables(node)
             late = [n for n in read if any(j > index for j in later_setup.get(n, []))]
+            passed = calls.passed_function(node.func.value) if type(node) is cst.Call and type(node.func) is cst.Name else None
+            if read & calls.loop and passed not in (None, graph_callables.NOT_A_PARAMETER):
+                result.blocker = (
+                    f"`{code(node)}` was evaluated once, when the pipeline was built, on "
+                    f"`{sorted(read & calls.loop)[0]}`, which the converted loop computes every iteration; calling "
+                    f"`{node.func.value}` every iteration instead is the same only where it is arithmetic of its "
+                    f"arguments alone, but {passed}: convert by hand")
+                return result
             if read & calls.loop or late:
                 result.blocker = (
                     f"`{code(node)}` was evaluated once, when the pipeline was built, but reads "
@@ -196,17 +225,35 @@ def _collect(node, calls: _Calls, out: list, skip_tests: bool = False) -> None:
                 out.append(child)  # as a whole: its calls run once per element
             continue
         if tp is cst.Call:
-            if calls.names.fn_op(child.func) in _OWN_ARGUMENTS:
-                continue  # their rules decide when the source or function is evaluated
+            op = calls.names.fn_op(child.func)
+            if op == "external_source":
+                # its rule decides when the source is called; dtype=, layout=... were read once
+                for arg in child.args:
+                    if not _is_source(arg, child):
+                        _collect(arg, calls, out, skip_tests)
+                continue
+            if op in _OWN_ARGUMENTS:
+                continue  # their rules decide when the function is called
             if not calls.is_dali(child) and not calls.same_every_time(child):
                 out.append(child)
                 continue
         _collect(child, calls, out, skip_tests)
 
 
+def _is_source(arg: cst.Arg, call: cst.Call) -> bool:
+    """Is ``arg`` the source of ``fn.external_source`` (``source=``, or its first positional argument)?"""
+    if arg.keyword is not None:
+        return arg.keyword.value == "source"
+    return arg is call.args[0] or arg.star != ""
+
+
 def _base_name(node, stmt) -> str:
     """``angle`` for ``fn.rotate(x, angle=<call>)``; else ``value``."""
     for sub in cst_walk.walk(stmt, not_into=_SCOPES):
-        if type(sub) is cst.Arg and sub.value is node and sub.keyword is not None:
+        if type(sub) is cst.Arg and sub.keyword is not None and (
+            sub.value is node
+            # one value of a list, as fn.external_source(dtype=[...]) takes per output
+            or type(sub.value) in (cst.List, cst.Tuple) and any(e.value is node for e in sub.value.elements)
+        ):
             return sub.keyword.value
     return "value"

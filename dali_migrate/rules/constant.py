@@ -10,6 +10,7 @@ converted code writes therefore depends on where the value goes:
     pipeline                                            dynamic mode
     images * types.Constant(2.0)                        images * 2.0
     labels * types.Constant(2, dtype=types.INT64)       labels * ndd.tensor(2, dtype=ndd.int64)
+    types.Constant(15).float32() - labels               15.0 - labels
     images * types.Constant(np.float32([1.25, 0.75]))   images * [1.25, 0.75]
     fn.rotate(images, angle=types.Constant(30))         ndd.rotate(images, angle=30)
     fn.cat(x, fn.constant(idata=[1, 2], layout="X"))    ndd.cat(x, ndd.Batch.broadcast(
@@ -560,6 +561,37 @@ def _read(call: cst.Call, ctx):
     return read_fn_constant(call, ctx)
 
 
+#: ScalarConstant's methods that give it another type: ``types.Constant(15).float32()`` is
+#: ``ScalarConstant(15.0, FLOAT)`` (DALI 2.4's types.py)
+_TYPE_METHODS = {
+    "bool": "BOOL", "int8": "INT8", "int16": "INT16", "int32": "INT32", "int64": "INT64",
+    "uint8": "UINT8", "uint16": "UINT16", "uint32": "UINT32", "uint64": "UINT64",
+    "float16": "FLOAT16", "float32": "FLOAT", "float64": "FLOAT64",
+}
+
+
+def _cast(call: cst.Call, index) -> Optional[tuple]:
+    """(the call of the method, its DALI type) where ``call`` is the receiver of one of
+    ``_TYPE_METHODS`` called without arguments (``types.Constant(15).float32()``); else None."""
+    attr = index.of(call)
+    if not (isinstance(attr, cst.Attribute) and attr.value is call and attr.attr.value in _TYPE_METHODS):
+        return None
+    outer = index.of(attr)
+    if isinstance(outer, cst.Call) and outer.func is attr and not outer.args:
+        return outer, _TYPE_METHODS[attr.attr.value]
+    return None
+
+
+def _retyped(const, dtype: str, method: str) -> _Scalar:
+    """What ``ScalarConstant.<method>()`` gives: the value converted to the type's kind."""
+    if not isinstance(const, _Scalar):
+        raise _Block(f"`.{method}()` of a constant node (only a scalar types.Constant has it)")
+    kind = DALI_TYPES[dtype][1]
+    value = const.value
+    coerced = bool(value) if kind == "b" else int(value) if kind in "iu" else float(value)
+    return _Scalar(value=coerced, dtype=dtype, literal_typed=dtype == _LITERAL_TYPE[type(coerced)])
+
+
 # -- where the value goes --------------------------------------------------------------------
 
 
@@ -645,6 +677,8 @@ def _find_graph_names(info, names) -> set:
 
 
 def _is_constant_call(expr, names) -> bool:
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value in _TYPE_METHODS and not expr.args:
+        expr = expr.func.value  # types.Constant(15).float32()
     return isinstance(expr, cst.Call) and (
         names.fn_op(expr.func) == "constant" or names.qualify(expr.func) == TYPES + ".Constant"
     )
@@ -736,25 +770,31 @@ def _form(const, where: _Where, info, graph, names) -> str:
 
 
 def _plan(call: cst.Call, ctx):
-    """(form, constant, is the base of **) for this call; _Block when it cannot be converted exactly."""
+    """(form, constant, is the base of **, the node the value replaces) for this call; _Block
+    when it cannot be converted exactly."""
     info = ctx.pipeline
     const = _read(call, ctx)
     index = parents_mod.build(info.func)
+    cast = _cast(call, index)
+    node = call
+    if cast is not None:
+        node = cast[0]
+        const = _retyped(const, cast[1], node.func.attr.value)
     graph = _graph_names(info, ctx.names)
-    where = _where(call, index, info, ctx.names)
-    parent = index.of(call)
-    power_base = isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, cst.Power) and parent.left is call
+    where = _where(node, index, info, ctx.names)
+    parent = index.of(node)
+    power_base = isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, cst.Power) and parent.left is node
     if where.kind != "bind":
         form = _form(const, where, info, graph, ctx.names)
     else:
         uses = []
-        for use in _uses(where.name, index.of(call).targets[0].target, index, info):
+        for use in _uses(where.name, index.of(node).targets[0].target, index, info):
             use_where = _where(use, index, info, ctx.names)
             uses.append((use_where.kind, _form(const, use_where, info, graph, ctx.names)))
         form = _bound_form(const, uses, where.name, info.uses_gpu)
     if form == "batch" and any(op.fn_name == "external_source" for _, op in info.op_calls):
         raise _Block("the batch size follows the external source's batches here; build the constant batch by hand")
-    return form, const, power_base
+    return form, const, power_base, node
 
 
 def _bound_form(const, uses: list, name: str, gpu: bool) -> str:
@@ -844,14 +884,15 @@ def _what(call, ctx) -> str:
     return "types.Constant" if ctx.names.qualify(call.func) == TYPES + ".Constant" else "fn.constant"
 
 
-def _converted(call: cst.Call, ctx) -> cst.BaseExpression:
-    form, const, power_base = _plan(call, ctx)
+def _converted(call: cst.Call, ctx) -> tuple:
+    """(the new expression, the node it replaces: ``call``, or the call of a type method on it)."""
+    form, const, power_base, node = _plan(call, ctx)
     _scalar_checks(const, form)
     text = _expression(form, const, ctx)
     if power_base and text.startswith("-"):
         text = f"({text})"  # -2.0 ** x is -(2.0 ** x)
     new = templates.expression(text)  # the blocker and the rewrite make the same text
-    return new.with_changes(lpar=[*call.lpar, *new.lpar], rpar=[*new.rpar, *call.rpar])
+    return new.with_changes(lpar=[*node.lpar, *new.lpar], rpar=[*new.rpar, *node.rpar]), node
 
 
 def _blocker(call, op, ctx):
@@ -865,7 +906,12 @@ def _blocker(call, op, ctx):
 def _rewrite(call, op, ctx):
     original = ctx.call_as_written if ctx.call_as_written is not None else call
     try:
-        return _converted(original, ctx)
+        new, node = _converted(original, ctx)
+        if node is not original:
+            # `types.Constant(15).float32()`: the whole call gets the typed value
+            ctx.outer_replace[id(node)] = new
+            return call
+        return new
     except _Block as why:
         # The blocker accepted this call; failing now means its place in the pipeline changed
         # between the analysis and the rewrite. Leaving fn.constant in converted code would break

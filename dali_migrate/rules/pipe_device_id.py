@@ -8,7 +8,8 @@ attributes), where the code shows what DALI returns:
 A Pipeline returns the ``device_id`` it was given, except that ``None`` (or the CPU-only id) reads
 as None, and that after ``build()`` a pipeline given None with GPU operators reports the current
 CUDA device. So the value is written in only where it is a non-negative integer for certain: an
-integer literal (in the call or the decorator), or the index of a loop over ``range(...)`` /
+integer literal (in the call or the decorator, or given to the function of the file that makes
+and returns the pipeline, see ``call_sites.in_caller``), or the index of a loop over ``range(...)`` /
 ``enumerate(...)`` that holds both the call and the use, not assigned in the loop otherwise. Any
 other value leaves the pipeline to a person, with a marker saying so.
 """
@@ -19,24 +20,27 @@ import libcst as cst
 import libcst.matchers as m
 
 from dali_migrate.rules.base import CallSiteRule
-from dali_migrate.rules.pipe_epoch_size import _param_values
+from dali_migrate.rules.pipe_epoch_size import CannotConvert, made_value
 
 
 def _value(node, site, checked=False):
     """The device id expression to write in for ``node`` (``pipe.device_id`` as written), or a reason
     (str); ``checked``: the blocker has accepted it (``node`` may be a rewritten copy)."""
     info = site.pipeline
-    if site.construction is None:
+    if site.construction is None and site.factory is None:
         return "the pipeline is made elsewhere (a factory, a caller), where its device_id cannot be read"
     if "device_id" in info.computed_settings:
         return "the pipeline's device_id is computed from its constructor's arguments"
-    values = _param_values(info, site.construction)
-    value = values.get(info.setting("device_id"), info.settings.get("device_id"))
+    try:
+        # made by a factory: what its caller gives it (an integer written out, here)
+        value = made_value(site, info.setting("device_id"), "device_id")
+    except CannotConvert as e:
+        return str(e)
     if value is None:
         return "the pipeline is made without a device_id (DALI picks the current device when it builds)"
     if isinstance(value, cst.Integer):
         return value
-    if isinstance(value, cst.Name) and (checked or _loop_index(value.value, site.construction, node, site.parents)):
+    if isinstance(value, cst.Name) and site.construction is not None and (checked or _loop_index(value.value, site.construction, node, site.parents)):
         return cst.Name(value.value)
     return "its device_id is neither an integer written out nor the index of the loop that makes it (it may be None, which DALI reads differently)"
 

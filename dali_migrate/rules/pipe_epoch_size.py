@@ -5,7 +5,9 @@ the same arguments: cheap (it lists the data set, reads nothing). A reader asked
 before its first epoch fixes its batch size to 1, which is why it is not the one the loop uses.
 The reader's arguments refer to the pipeline's parameters; they are replaced by what the call
 site passed. Arguments that are not plain names, attributes, subscripts or literals would be
-evaluated twice, so such a call site is left to a person.
+evaluated twice, so such a call site is left to a person. Where a function of the file makes the
+pipeline and returns it (``pipe = create_dali_pipeline(...)``), the arguments are those of its own
+call of the pipeline, followed out through its parameters to its caller (``call_sites.in_caller``).
 """
 
 from __future__ import annotations
@@ -38,8 +40,10 @@ def repeatable(expr) -> bool:
     if isinstance(expr, cst.Subscript):
         return repeatable(expr.value) and all(
             isinstance(el.slice, cst.Index) and repeatable(el.slice.value) for el in expr.slice)
-    if isinstance(expr, cst.BinaryOperation):
+    if isinstance(expr, (cst.BinaryOperation, cst.BooleanOperation)):
         return repeatable(expr.left) and repeatable(expr.right)
+    if isinstance(expr, cst.Comparison):  # `mode == Mode.TRAIN` for is_training
+        return repeatable(expr.left) and all(repeatable(c.comparator) for c in expr.comparisons)
     if isinstance(expr, cst.UnaryOperation):
         return repeatable(expr.expression)
     if isinstance(expr, (cst.Tuple, cst.List)):
@@ -60,16 +64,72 @@ class CannotConvert(Exception):
 
 
 def _param_values(info, construction: cst.Call) -> dict:
+    return {name: value for name, (value, _) in _param_sources(info, construction).items()}
+
+
+def _param_sources(info, construction: cst.Call) -> dict:
+    """{parameter or setting: (expression, whether it is the parameter's default)} of ``construction``."""
     params = info.func.params
     positional = [*params.posonly_params, *params.params]
-    values = {p.name.value: p.default for p in [*positional, *params.kwonly_params] if p.default is not None}
+    values = {p.name.value: (p.default, True) for p in [*positional, *params.kwonly_params] if p.default is not None}
     pos_args = [a for a in construction.args if a.keyword is None]
     for param, arg in zip(positional, pos_args):
-        values[param.name.value] = arg.value
+        values[param.name.value] = (arg.value, False)
     for arg in construction.args:
         if arg.keyword is not None:
-            values[arg.keyword.value] = arg.value
+            values[arg.keyword.value] = (arg.value, False)
     return values
+
+
+def made(site) -> tuple:
+    """(the pipeline's own call, None) where the pipeline is made where it is used, or (that call,
+    the call_sites.Made of the functions that made and returned it); raises CannotConvert where it
+    cannot be told (a function's parameter, a factory with several returns)."""
+    if site.construction is not None:
+        return site.construction, None
+    found = getattr(site, "factory", None)
+    if found is None:
+        raise CannotConvert("the pipeline was made by another function, whose arguments cannot be matched")
+    if isinstance(found, str):
+        raise CannotConvert(f"the pipeline was made by another function, whose arguments cannot be matched: {found}")
+    return found.construction, found
+
+
+def _at_module(site, found) -> bool:
+    """Whether the pipeline function's decorator and defaults are evaluated at module level (else
+    in the function that makes the pipeline: a `with pipe:` graph of a factory)."""
+    scope = site.parents.scope(site.pipeline.func)
+    if scope is None:
+        return True
+    if scope is found.levels[0][0]:
+        return False
+    raise CannotConvert("the pipeline function is defined inside a function other than the one that makes it")
+
+
+def _in_caller(site, found, expr, at_module: bool):
+    from dali_migrate.call_sites import in_caller
+
+    value = in_caller(found, expr, site.parents, at_module=at_module)
+    if isinstance(value, str):
+        raise CannotConvert(f"the pipeline is made by {found.levels[-1][0].name.value}(), and {value}")
+    return value
+
+
+def made_value(site, param: str, setting=None):
+    """What the pipeline's parameter ``param`` gets where it is made (else the decorator's
+    ``setting``), as the code that uses the pipeline can evaluate it; None where neither gives one.
+    Raises CannotConvert."""
+    info = site.pipeline
+    construction, found = made(site)
+    if found is None:
+        return _param_values(info, construction).get(param, info.settings.get(setting) if setting else None)
+    sources = _param_sources(info, construction)
+    if param in sources:
+        value, default = sources[param]
+        return _in_caller(site, found, value, default and _at_module(site, found))
+    if setting is not None and setting in info.settings:
+        return _in_caller(site, found, info.settings[setting], _at_module(site, found))
+    return None
 
 
 class _Substitute(cst.CSTTransformer):
@@ -94,19 +154,40 @@ def reader_expression(site) -> cst.BaseExpression:
     info = site.pipeline
     if site.reader_call is None:
         raise CannotConvert("the pipeline has no reader")
-    if site.construction is None:
-        raise CannotConvert("the pipeline was made by another function, whose arguments cannot be matched")
+    construction, found = made(site)
     params = info.func.params
     param_names = {p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]}
     used = names_in(cst.Module(body=[cst.SimpleStatementLine([cst.Expr(cst.Tuple([cst.Element(a.value) for a in site.reader_call.args]))])]))
     local = used & info.setup_names - param_names
     if local:
         raise CannotConvert(f"the reader's arguments use {', '.join(sorted(local))}, computed inside the pipeline")
-    values = _param_values(info, site.construction)
     settings = {"seed", "batch_size", "num_threads", "device_id"}
     reader = without_kwargs(site.reader_call, ["seed"])
-    new_args = [a.with_changes(value=a.value.visit(_Substitute(values, param_names | settings))) for a in reader.args]
-    return reader.with_changes(args=new_args)
+    if found is None:
+        values = _param_values(info, construction)
+        new_args = [a.with_changes(value=a.value.visit(_Substitute(values, param_names | settings))) for a in reader.args]
+        return reader.with_changes(args=new_args)
+    # Made by functions of the file: each name the reader reads is followed out to the caller.
+    from dali_migrate.call_sites import map_variables
+
+    sources = _param_sources(info, construction)
+    at_module = _at_module(site, found)
+
+    def value_of(name: str):
+        # A setting a `with pipe:` graph of a factory reads (`shard_id=device_id`) is the factory's
+        # own name, as in pipeline mode; a @pipeline_def function's comes from its call.
+        if name in param_names or (at_module and name in settings):
+            if name not in sources:
+                raise CannotConvert(f"parameter `{name}` has no value at this call")
+            value, default = sources[name]
+            value = _in_caller(site, found, value, default and at_module)
+            if not repeatable(value):
+                raise CannotConvert(f"`{name}` is passed an expression that would run twice")
+            return value
+        # read where the pipeline function is defined: the factory (a `with pipe:` graph), or globals
+        return _in_caller(site, found, cst.Name(name), at_module)
+
+    return reader.with_changes(args=[a.with_changes(value=map_variables(a.value, value_of)) for a in reader.args])
 
 
 def _rewrite(call, receiver, site):

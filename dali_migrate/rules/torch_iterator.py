@@ -24,9 +24,14 @@ A class of the file derived from the iterator (``class Wrapper(DALIClassificatio
 PyTorch Lightning's example) is called as the iterator is and gets the emitted class as its base,
 where ``iterator_subclasses`` finds that it reaches only what both classes share.
 
+A pipeline that a function of the file makes and returns (``pipe = create_dali_pipeline(...)``)
+gets its batch size and reader from that function's own call of the pipeline, the function's
+parameters replaced by what the caller passes (``call_sites.in_caller``).
+
 Left to a person (the pipeline and the iterator stay, with a marker): a ``last_batch_policy`` / ``fill_last_batch`` that is not written out, a ``reader_name``
-that is not the pipeline's reader's ``name=``, a pipeline made by a factory (its reader's
-arguments cannot be matched), a batch size the tool cannot see, ``*args``.
+that is not the pipeline's reader's ``name=``, a pipeline whose arguments cannot be matched (a
+function's parameter; a factory's parameter it assigns, a value it computes itself, an argument
+that would run twice), a batch size the tool cannot see, ``*args``.
 
 The epoch logic is the same for every framework's iterator (all derive from DALI's
 ``_DaliBaseIterator``); only the conversion of an output and the returned structure differ.
@@ -46,7 +51,7 @@ import libcst as cst
 from dali_migrate import iterator_subclasses, pipe_lists
 from dali_migrate.cst_util import fresh_name, kwarg, names_in
 from dali_migrate.rules.base import CallSiteRule
-from dali_migrate.rules.pipe_epoch_size import CannotConvert, _param_values, reader_expression, repeatable
+from dali_migrate.rules.pipe_epoch_size import CannotConvert, made, made_value, reader_expression, repeatable
 from dali_migrate.rules.pipeline_def import reader_needs_context
 
 CLASS_NAME = "DaliTorchIterator"
@@ -175,13 +180,11 @@ def _policy(expr, names, fw: Framework = TORCH):
 
 def _batch_size(site):
     info = site.pipeline
-    if site.construction is None:
-        raise CannotConvert("the pipeline was made by another function, whose arguments cannot be matched")
-    values = _param_values(info, site.construction)
+    made(site)  # raises where it cannot be told
     if "batch_size" in info.computed_settings:
         raise CannotConvert("the pipeline's batch size is computed from its constructor's arguments")
     key = info.bound_settings.get("batch_size", "batch_size")
-    value = values.get(key, info.settings.get("batch_size"))
+    value = made_value(site, key, "batch_size")
     if value is None:
         raise CannotConvert("the pipeline's batch size is not given where it is made")
     if not repeatable(value):

@@ -60,7 +60,6 @@ describe("no pipeline")
 benchmark(minus_one())
 pipe = add_one()
 pipe.build()
-# dali-migrate: [call-site] pipeline outputs are passed to examine_output(), which dali-migrate cannot follow here (defined more than once, decorated, or not only called): convert it and this call by hand
 examine_output(pipe.run())
 
 

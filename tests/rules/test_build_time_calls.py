@@ -100,3 +100,65 @@ def test_call_in_an_elif_condition_is_marked():
     out = pipeline("import random\n" + READER + "if flag:\n    img = fn.flip(img, horizontal=1)\n"
                    "elif random.random() < 0.5:\n    img = fn.flip(img, vertical=1)\nreturn img, l\n")
     assert "`random.random()` was evaluated once, when the pipeline was built; here it is inside `if flag:`" in out
+
+
+# -- a function the pipeline gets from the function that builds it (dali_migrate/graph_callables.py) --
+
+BUILDER = (
+    "import numpy as np\nimport nvidia.dali.fn as fn\nfrom nvidia.dali.pipeline import Pipeline\n\n"
+    "def data():\n    return [np.int32([1, 2])], [np.int32([3, 4])]\n\n"
+    "def build(operation):\n    pipe = Pipeline(batch_size=1, num_threads=1, device_id=None)\n    with pipe:\n"
+    "        a, b = fn.external_source(source=data, num_outputs=2)\n        pipe.set_outputs(a, operation(a, b))\n    return pipe\n\n"
+    "def show(pipe):\n    pipe.build()\n    print(pipe.run()[1].as_array())\n\n"
+)
+
+
+def test_lambdas_of_arithmetic_passed_to_the_builder_are_called_every_iteration():
+    out = convert(BUILDER + "pipe = build(lambda x, y: x * y)\nshow(pipe)\nfor op in [(lambda x, y: x - y), (lambda x, y: -(x // 2) + y)]:\n    pipe = build(op)\n    show(pipe)\n", header="")
+    assert "# dali-migrate" not in out and "evaluated once" not in out
+    assert "outputs = a, operation(a, b)" in out
+
+
+def test_a_table_of_operations_and_names_looped_over_converts():
+    src = BUILDER + "ops = [((lambda x, y: x | y), '|'), ((lambda x, y: x & y), '&')]\nfor op, name in ops:\n    pipe = build(op)\n    show(pipe)\n"
+    out = convert(src, header="")
+    assert "# dali-migrate" not in out and "pipe = build(op)" in out
+
+
+def test_a_function_of_the_file_returning_arithmetic_converts():
+    out = convert(BUILDER + "def add(x, y):\n    return x + y\n\npipe = build(add)\nshow(pipe)\n", header="")
+    assert "# dali-migrate" not in out
+
+
+def test_a_lambda_reading_a_global_is_marked_with_the_reason():
+    # `k` was read when the pipeline was built; the converted loop would read it at every batch
+    out = convert(BUILDER + "k = 10\npipe = build(lambda x, y: x + k)\nshow(pipe)\nk = 42.5\n", header="")
+    assert "with pipe:" in out
+    assert "but `operation` gets `lambda x, y: x + k` here, which reads `k`, whose value the pipeline took when it was built" in out
+
+
+def test_a_table_changed_elsewhere_is_marked():
+    src = BUILDER + "ops = [(lambda x, y: x + y)]\nops.append(lambda x, y: x * y)\nfor op in ops:\n    pipe = build(op)\n    show(pipe)\n"
+    out = convert(src, header="")
+    assert "with pipe:" in out and "`ops` is used other than looped over" in out
+
+
+def test_a_builder_passed_something_unknown_is_marked():
+    out = convert(BUILDER + "import operator\npipe = build(operator.add)\nshow(pipe)\n", header="")
+    assert "with pipe:" in out and "`operator.add` is passed where the pipeline's function goes" in out
+
+
+def test_a_call_of_the_builders_parameter_that_is_not_arithmetic_is_marked():
+    out = convert(BUILDER + "pipe = build(lambda x, y: np.maximum(x, y))\nshow(pipe)\n", header="")
+    assert "with pipe:" in out and "which computes `np.maximum(x, y)`, which is not arithmetic of its arguments" in out
+
+
+def test_external_source_arguments_other_than_the_source_are_evaluated_once():
+    out = convert(
+        "import numpy as np\nimport nvidia.dali.fn as fn\nimport nvidia.dali.types as types\nfrom nvidia.dali import pipeline_def\n\n"
+        "def kind(name):\n    return types.to_dali_type(name)\n\ndef data():\n    return [np.int32([1, 2])], [np.float32([3, 4])]\n\n"
+        "@pipeline_def(batch_size=1)\ndef p():\n    a, b = fn.external_source(source=data, num_outputs=2, dtype=[kind('int32'), kind('float32')])\n    return a, b\n",
+        header="")
+    head, _, loop = out.partition("for source_data in")
+    assert "dtype = kind('int32')\n" in head and "dtype_2 = kind('float32')\n" in head
+    assert "dtype=dtype)" in loop and "dtype=dtype_2)" in loop and "source_2 = data" in head

@@ -121,9 +121,18 @@ def test_pipeline_inline_in_the_call_and_outputs_passed_on_convert():
     assert "examine(next(pipe))" in out and "twice(p('d'))" in out
 
 
-def test_outputs_passed_to_a_function_defined_twice_are_left():
-    # in a notebook, a helper redefined by a later cell: which one runs cannot be told by name
+def test_outputs_passed_to_a_function_defined_twice_go_to_the_definition_above_the_call():
+    # in a notebook, a helper redefined by a later cell: module-level code runs in order, so the
+    # call made between the two definitions runs the first one
     src = PIPE + "def examine(o):\n    print(o[0].at(0))\n\npipe = p('d')\nexamine(pipe.run())\n\ndef examine(o):\n    print(o)\n"
+    out = convert(src)
+    assert "@pipeline_def" not in out and "# dali-migrate" not in out
+    assert "def examine(o):\n    print(np.asarray(o[0].select(0)))\n" in out and "def examine(o):\n    print(o)\n" in out
+
+
+def test_outputs_passed_to_a_function_defined_twice_from_a_function_are_left():
+    # called from a function body: which definition runs depends on when that function is called
+    src = PIPE + "def examine(o):\n    print(o[0].at(0))\n\ndef show():\n    pipe = p('d')\n    examine(pipe.run())\n\ndef examine(o):\n    print(o)\n"
     out = convert(src)
     assert "@pipeline_def" in out and "pipeline outputs are passed to examine()" in out
 

@@ -252,3 +252,30 @@ def test_named_array_that_does_not_fit_int32_or_int64_is_marked():
 def test_named_array_with_too_many_values_is_marked():
     out = _named("arr = np.array([" + ", ".join(["1"] * 1025) + "])", "types.Constant(arr)")
     assert "holds more than 1024 values" in _marker(out)
+
+
+# -- ScalarConstant's type methods: types.Constant(15).float32() (constant_typed_scalar runs them) --
+
+
+def test_type_method_gives_the_scalar_of_that_type():
+    out = pipeline(READ + "return types.Constant(15).float32() - labels, images * types.Constant(2).uint8(), images // types.Constant(2.75).int32()\n")
+    assert "15.0 - labels, images * ndd.tensor(2, dtype=ndd.uint8), images // 2" in out
+    assert ".float32()" not in out and ".uint8()" not in out
+
+
+def test_type_method_in_parentheses_and_as_an_argument():
+    out = pipeline(READ + "angle = types.Constant(90).float32()\nreturn fn.rotate(images, angle=angle), (types.Constant(1).float64()) / images\n")
+    assert "angle = 90.0\n" in out and "ndd.rotate(images, angle=angle)" in out
+    assert "(ndd.tensor(1.0, dtype=ndd.float64)) / images" in out
+
+
+def test_type_method_of_a_constant_node_is_marked():
+    # types.Constant of a list is a DataNode: it has no float32()
+    out = pipeline(READ + "return images * types.Constant([1, 2, 3]).float32()\n")
+    assert "@pipeline_def" in out and "`.float32()` of a constant node" in _marker(out)
+
+
+def test_type_method_stays_in_the_loop():
+    # a method of what a DALI call made is no Python value to evaluate once before the loop
+    out = pipeline(READ + "return labels * types.Constant(3).int64()\n")
+    assert "evaluated once" not in out and "labels * ndd.tensor(3, dtype=ndd.int64)" in out
