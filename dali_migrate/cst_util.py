@@ -112,3 +112,9 @@ def fresh_name(base: str, taken: set) -> str:
 
 def code(node: cst.CSTNode) -> str:
     return cst.Module(body=[]).code_for_node(node)
+
+
+def one_line(node: cst.CSTNode) -> str:
+    """``node``'s source on one line, cut short: for quoting it in a marker (a marker is one line)."""
+    text = " ".join(line.strip() for line in code(node).strip().splitlines())
+    return text if len(text) <= 60 else text[:57] + "..."

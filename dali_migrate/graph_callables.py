@@ -32,7 +32,7 @@ from typing import Optional, Union
 
 import libcst as cst
 
-from dali_migrate.cst_util import code
+from dali_migrate.cst_util import code, one_line
 
 #: what :func:`reason` answers where the name is no parameter of the function that builds the pipeline
 NOT_A_PARAMETER = "not a parameter"
@@ -79,13 +79,10 @@ def _reason(name: str, pipeline: cst.FunctionDef, parents) -> Optional[str]:
                 return value
             why = _not_arithmetic(value)
             if why is not None:
-                return f"`{name}` gets `{_short(value)}` here, which {why}"
+                return f"`{name}` gets `{one_line(value)}` here, which {why}"
     return None
 
 
-def _short(node) -> str:
-    text = " ".join(line.strip() for line in code(node).strip().splitlines())
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _values(expr, at, parents) -> list:
@@ -94,7 +91,7 @@ def _values(expr, at, parents) -> list:
     if isinstance(expr, cst.Lambda):
         return [expr]
     if not isinstance(expr, cst.Name):
-        return [f"`{_short(expr)}` is passed where the pipeline's function goes, which dali-migrate cannot follow"]
+        return [f"`{one_line(expr)}` is passed where the pipeline's function goes, which dali-migrate cannot follow"]
     loop = _loop_over(expr, at, parents)
     if isinstance(loop, str):
         return [loop]
@@ -124,7 +121,7 @@ def _loop_over(name: cst.Name, at, parents) -> Union[None, str, list]:
             return f"`{name.value}` is a variable of the function that calls it, which dali-migrate does not follow"
         return None
     if name.value in call_sites._bound_in(loop.body, parents):
-        return f"`{name.value}` is assigned again in the loop over `{_short(loop.iter)}`"
+        return f"`{name.value}` is assigned again in the loop over `{one_line(loop.iter)}`"
     target = loop.target
     if isinstance(target, cst.Name):
         index = None
@@ -144,7 +141,7 @@ def _loop_over(name: cst.Name, at, parents) -> Union[None, str, list]:
             continue
         if not (isinstance(item, (cst.Tuple, cst.List)) and len(item.elements) == len(target.elements)
                 and all(isinstance(e, cst.Element) for e in item.elements)):
-            return f"`{_short(item)}`, an element of `{_short(loop.iter)}`, is not a tuple written out"
+            return f"`{one_line(item)}`, an element of `{one_line(loop.iter)}`, is not a tuple written out"
         found.append(item.elements[index].value)
     return found
 
@@ -160,10 +157,10 @@ def _written_list(expr, loop, parents) -> Union[list, str]:
 
     if isinstance(expr, (cst.List, cst.Tuple)):
         if any(not isinstance(e, cst.Element) for e in expr.elements):
-            return f"`{_short(expr)}` has a starred element"
+            return f"`{one_line(expr)}` has a starred element"
         return [e.value for e in expr.elements]
     if not isinstance(expr, cst.Name):
-        return f"the loop goes over `{_short(expr)}`, which dali-migrate cannot read"
+        return f"the loop goes over `{one_line(expr)}`, which dali-migrate cannot read"
     scope = parents.scope(loop)
     if scope is not None and call_sites._binds(scope, expr.value, parents):
         return f"the loop goes over `{expr.value}`, a variable of a function, which dali-migrate does not follow"
@@ -175,7 +172,7 @@ def _written_list(expr, loop, parents) -> Union[list, str]:
         elif isinstance(parent, cst.For) and parent.iter is ref:
             reads.append(ref)
         else:
-            return f"`{expr.value}` is used other than looped over (`{_short(parents.statement(ref) or ref)}`), which may change it"
+            return f"`{expr.value}` is used other than looped over (`{one_line(parents.statement(ref) or ref)}`), which may change it"
     if len(bindings) != 1 or not isinstance(parents.of(parents.of(bindings[0])), cst.Module) or len(bindings[0].targets) != 1:
         return f"`{expr.value}` is not bound once, at the top of the file"
     value = bindings[0].value
@@ -210,7 +207,7 @@ def _module_value(name: str, parents):
         return bound
     if len(bound.targets) == 1 and isinstance(bound.value, cst.Lambda):
         return bound.value
-    return f"`{name}` is `{_short(bound.value)}`, which dali-migrate cannot follow"
+    return f"`{name}` is `{one_line(bound.value)}`, which dali-migrate cannot follow"
 
 
 def _not_arithmetic(func) -> Optional[str]:
@@ -255,4 +252,4 @@ def _expression_problem(expr, params: set) -> Optional[str]:
         if any(not isinstance(c.operator, _COMPARE) for c in expr.comparisons) or len(expr.comparisons) != 1:
             return "compares in a way DALI's arithmetic does not"
         return _expression_problem(expr.left, params) or _expression_problem(expr.comparisons[0].comparator, params)
-    return f"computes `{_short(expr)}`, which is not arithmetic of its arguments"
+    return f"computes `{one_line(expr)}`, which is not arithmetic of its arguments"

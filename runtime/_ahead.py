@@ -106,15 +106,6 @@ def eligible(d):
     return r
 
 
-def _backend_stream(stream, device_id):
-    """The stream a GPU operator call on `device_id` runs on, as `_backend.Operator.run` picks."""
-    if stream is not None:
-        dev = getattr(stream, "device_id", None)
-        if dev is None or dev == device_id:
-            return getattr(stream, "_backend_obj", stream)
-    return _be.stream_for_device(device_id)
-
-
 def settle(op):
     """Wait until no call worked ahead is running on `op` (an instance serves one thread at a time)."""
     f = op._ahead_future
@@ -148,7 +139,7 @@ def take(key, in_tls, ctx_stream, backend, op):
             ins = res = None
         if res is not None and len(ins) == len(in_tls) and all(a is b for a, b in zip(ins, in_tls)):
             if backend != "cpu":
-                target = _backend_stream(ctx_stream, op._gpu_id)
+                target = op.stream_for(ctx_stream)  # the stream the caller's own call ran on
                 for o in res:
                     o._set_stream(target)
             outs = res

@@ -279,23 +279,27 @@ class Operator:
             with device_guard(self._gpu_id):
                 self._op = _b._Operator(spec)
 
-    def run(self, pool, inputs, arg_inputs, batch_size, stream=None):
-        """inputs: list of TensorList; arg_inputs: {name: TensorList}. Returns a tuple of
-        TensorLists (one per output)."""
-        if self._impl is not None:
-            return self._impl.run(inputs, arg_inputs, batch_size)
+    def stream_for(self, stream):
+        """The backend stream a run given `stream` (a runtime `Stream`, DALI's own, or None)
+        runs on: DALI's own stream object where there is one; a GPU operator never runs on
+        another device's stream, and always on one (it is what gives its workspace a device)."""
         if stream is not None:
-            # a runtime `Stream` wrapper: hand the backend DALI's own stream object where it has
-            # one; a GPU operator never runs on another device's stream.
             stream_dev = getattr(stream, "device_id", None)
             if self._gpu_id is not None and stream_dev is not None and stream_dev != self._gpu_id:
                 stream = None
             else:
                 stream = getattr(stream, "_backend_obj", stream)
+        if self._gpu_id is not None and stream is None:
+            stream = stream_for_device(self._gpu_id)
+        return stream
+
+    def run(self, pool, inputs, arg_inputs, batch_size, stream=None):
+        """inputs: list of TensorList; arg_inputs: {name: TensorList}. Returns a tuple of
+        TensorLists (one per output)."""
+        if self._impl is not None:
+            return self._impl.run(inputs, arg_inputs, batch_size)
+        stream = self.stream_for(stream)
         if self._gpu_id is not None:
-            # A GPU operator's workspace needs a stream: it is what gives it its device.
-            if stream is None:
-                stream = stream_for_device(self._gpu_id)
             with device_guard(self._gpu_id):
                 return self._run(pool, inputs, arg_inputs, batch_size, stream)
         return self._run(pool, inputs, arg_inputs, batch_size, stream)

@@ -55,7 +55,7 @@ import libcst as cst
 
 from dali_migrate import cst_walk, templates
 from dali_migrate import parents as parents_mod
-from dali_migrate.cst_util import kwarg
+from dali_migrate.cst_util import kwarg, one_line
 from dali_migrate.dali_imports import MATH, TYPES
 from dali_migrate.rules.base import OpCallRule
 
@@ -249,7 +249,7 @@ def _named_array(expr, ctx):
     if array is None:
         return None
     if number is None:
-        raise _Block(f"`{_code(expr)}`: only arithmetic of an array with a number literal is read; {_BY_HAND}")
+        raise _Block(f"`{one_line(expr)}`: only arithmetic of an array with a number literal is read; {_BY_HAND}")
     values, np_type, _ = array
     if np_type not in ("INT64", "FLOAT64"):
         raise _Block(f"arithmetic on an array of {np_type}, whose result type differs between numpy versions")
@@ -264,7 +264,7 @@ def _named_array(expr, ctx):
         a, b = (float(v), float(number)) if result == "FLOAT64" else (v, number)
         out = fold(a, b) if left else fold(b, a)
         if result == "INT64" and not _INT64[0] <= out <= _INT64[1]:
-            raise _Block(f"`{_code(expr)}` overflows int64")
+            raise _Block(f"`{one_line(expr)}` overflows int64")
         return out
 
     return apply(values), result, True
@@ -307,11 +307,11 @@ def _module_array(name: str, ctx):
     bindings, strays = _module_uses(module, ctx.names).get(name, ((), ()))
     if any(binds for binds, _ in strays) or len(bindings) > 1 or not bindings:
         where = next((shown for binds, shown in strays if binds), None)
-        at = f" (`{_code(where)}`)" if where is not None else ""
+        at = f" (`{one_line(where)}`)" if where is not None else ""
         raise _Block(f"{why} bound once, at the top of the file, to a numpy array of literal values{at}; {_BY_HAND}")
     if strays:
         raise _Block(
-            f"`{name}` is used elsewhere in the file (`{_code(strays[0][1])}`), which may change the array "
+            f"`{name}` is used elsewhere in the file (`{one_line(strays[0][1])}`), which may change the array "
             f"before the pipeline takes its value; {_BY_HAND}"
         )
     binding = bindings[0]
@@ -320,7 +320,7 @@ def _module_array(name: str, ctx):
     except _Block:
         numpy = None
     if numpy is None or not numpy[2]:
-        raise _Block(f"{why} a numpy array of literal values (`{name} = {_code(binding.value)}`); {_BY_HAND}")
+        raise _Block(f"{why} a numpy array of literal values (`{name} = {one_line(binding.value)}`); {_BY_HAND}")
     if len(_flat(numpy[0])[0]) > _MAX_NAMED:
         raise _Block(f"`{name}` holds more than {_MAX_NAMED} values, too many to write into the converted code; {_BY_HAND}")
     return numpy
@@ -370,11 +370,6 @@ def _module_uses(module, names) -> dict:
 _uses_cache: dict = {}  # id(module) -> (module, names, _module_uses's answer)
 
 
-def _code(node) -> str:
-    """``node``'s source on one line, cut short: for a marker."""
-    lines = cst.Module(body=[]).code_for_node(node).strip().splitlines() or [""]
-    text = " ".join(line.strip() for line in lines)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _f32(v: float) -> float:

@@ -73,7 +73,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from dali_migrate import cst_walk, templates
-from dali_migrate.cst_util import code, fresh_name, kwarg
+from dali_migrate.cst_util import code, fresh_name, kwarg, one_line
 from dali_migrate.legacy import SYNTHETIC_DECORATOR, SYNTHETIC_FEED, captured_def, iter_setup_draws
 from dali_migrate.rules.base import OpCallRule
 
@@ -234,7 +234,7 @@ def source_kind(expr, module, pipeline=None):
                 if _has_yield(call):
                     return ("generator_function", None)
                 return ("callable", _positional_count(call, True))
-    return f"cannot tell whether the source `{_one_line(expr)}` is a callable, an iterable or a generator function: convert by hand"
+    return f"cannot tell whether the source `{one_line(expr)}` is a callable, an iterable or a generator function: convert by hand"
 
 
 def _synthesized(func) -> bool:
@@ -269,7 +269,7 @@ def _parameter_kind(name: str, module, pipeline):
     for call, scopes in calls:
         arg = _argument_for(call, params, name)
         if isinstance(arg, str):
-            return f"{why}: {_one_line(call.func)}(...) {arg}: convert by hand"
+            return f"{why}: {one_line(call.func)}(...) {arg}: convert by hand"
         if arg is None:
             default = next((q.default for q in [*params.posonly_params, *params.params, *params.kwonly_params]
                             if q.name.value == name), None)
@@ -284,14 +284,10 @@ def _parameter_kind(name: str, module, pipeline):
             return f"{why}; a call of it passes one that dali-migrate cannot follow: {kind}"
         kinds[kind] = arg
     if len(kinds) > 1:
-        return f"{why}, whose calls pass sources of different kinds ({', '.join(_one_line(a) for a in kinds.values())}): convert by hand"
+        return f"{why}, whose calls pass sources of different kinds ({', '.join(one_line(a) for a in kinds.values())}): convert by hand"
     return next(iter(kinds))
 
 
-def _one_line(node) -> str:
-    """``node``'s source on one line, cut short: for a marker."""
-    text = " ".join(line.strip() for line in code(node).strip().splitlines())
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 _SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
@@ -329,7 +325,7 @@ def _walk_calls(module, func):
             elif isinstance(parent, cst.Call) and parent.func is node:
                 found.append((parent, scopes))
             else:
-                return f"is used here other than by calling it (`{_one_line(parent) if parent is not None else name}`)"
+                return f"is used here other than by calling it (`{one_line(parent) if parent is not None else name}`)"
             continue
         inner = (*scopes, node) if isinstance(node, _SCOPES) else scopes
         stack.extend((child, node, inner) for child in reversed(cst_walk.children(node)))
