@@ -13,6 +13,7 @@ against the original pipeline (`pipe.run()`, prefetching, async executor).
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -108,43 +109,117 @@ def make_variant(kind, device, data_root, batch, threads, crop=224):
     return step
 
 
-def _rounds_here(kind, device, data_root, batch, threads, iters, rounds, warmup):
-    """In this process: images/s of `rounds` rounds of `iters` steps of one variant."""
+def _serve(kind, device, data_root, batch, threads, warmup):
+    """In this process, for `throughput`: build one variant, warm it up, then run the rounds the
+    controller asks for on stdin ("N": N timed steps; "" ends), one JSON line per round."""
     step = make_variant(kind, device, data_root, batch, threads)
     for _ in range(warmup):
         step()
-    out = []
-    for _ in range(rounds):
-        t0 = time.perf_counter()
-        for _ in range(iters):
+    print(json.dumps({"ready": kind}), flush=True)
+    for line in sys.stdin:
+        n = int(line.strip() or 0)
+        if n <= 0:
+            break
+        # untimed: a prefetching variant has a batch ready when asked again after a pause (the
+        # pipeline's queue, our read ahead); the clock starts once that lead is used up
+        step()
+        c0, t0 = os.times(), time.perf_counter()
+        for _ in range(n):
             step()
-        out.append(iters * batch / (time.perf_counter() - t0))
-    return out
+        t1, c1 = time.perf_counter(), os.times()
+        print(json.dumps({"images_per_s": n * batch / (t1 - t0),
+                          "cpu_ms_per_image": ((c1.user - c0.user) + (c1.system - c0.system))
+                          * 1e3 / (n * batch)}), flush=True)
 
 
-def throughput(kinds, device, data_root, batch, threads, iters, rounds, warmup, repeats=2):
-    """images/s per variant. Every variant runs in a process of its own (thread pools and
-    prefetching threads of one variant must not steal the cores of another); the processes run
-    one after another, `repeats` times, in alternating order, so slow phases of a loaded machine
-    hit all variants alike. Median over all rounds of all repeats."""
+def throughput(kinds, device, data_root, batch, threads, iters, rounds, warmup, repeats=2,
+               settle_s=0.3):
+    """images/s per variant, and each round's ratio to the first variant. Every variant lives in
+    a process of its own (thread pools and prefetching threads of one must not steal the cores of
+    another), and they take turns: round r runs `iters` steps of each variant in turn (the order
+    rotating from round to round), the others idle meanwhile. A shared machine's slow and fast
+    phases then fall on all variants alike, which timing them one after another did not give (on
+    the 2-core VM pipeline mode alone moved 1,240 -> 1,740 img/s between two runs). A process
+    also has a speed of its own (the same variant's CPU time per image differed by 20% between
+    two processes), so `repeats` starts every variant's process again, `rounds` rounds each.
+    `settle_s` between turns lets an idle variant's prefetching finish before the next is timed.
+    -> ({kind: median images/s}, {kind: [per-round images/s]}, {kind: [per-round ratio to
+    kinds[0]]}, {kind: median CPU ms per image})."""
     res = {k: [] for k in kinds}
+    cpu = {k: [] for k in kinds}
+    ratios = {k: [] for k in kinds}
     skipped = {}
-    for r in range(repeats):
-        order = list(kinds) if r % 2 == 0 else list(kinds)[::-1]
-        for k in order:
-            if k in skipped:
-                continue
-            cmd = [sys.executable, "-m", "benchmarks.bench_loop", "--one", k, "--device", device,
-                   "--data", str(data_root), "--batch", str(batch), "--threads", str(threads),
-                   "--iters", str(iters), "--rounds", str(rounds), "--warmup", str(warmup)]
-            p = subprocess.run(cmd, capture_output=True, text=True, cwd=str(_common.REPO))
-            if p.returncode != 0:
-                skipped[k] = p.stderr.strip().splitlines()[-1:] or ["failed"]
-                print(f"  [{k}] skipped: {skipped[k][0]}", file=sys.stderr)
-                continue
-            res[k].extend(json.loads(p.stdout.strip().splitlines()[-1]))
+    for rep in range(repeats):
+        _take_turns([k for k in kinds if k not in skipped], kinds[0], device, data_root, batch,
+                    threads, iters, rounds, warmup, settle_s, rep, res, cpu, ratios, skipped)
     res = {k: v for k, v in res.items() if v}
-    return {k: statistics.median(v) for k, v in res.items()}, res
+    return ({k: statistics.median(v) for k, v in res.items()}, res,
+            {k: v for k, v in ratios.items() if v},
+            {k: statistics.median(v) for k, v in cpu.items() if v})
+
+
+def _take_turns(kinds, ref_kind, device, data_root, batch, threads, iters, rounds, warmup,
+                settle_s, rep, res, cpu, ratios, skipped):
+    procs = {}
+    for k in kinds:
+        cmd = [sys.executable, "-m", "benchmarks.bench_loop", "--serve", k, "--device", device,
+               "--data", str(data_root), "--batch", str(batch), "--threads", str(threads),
+               "--warmup", str(warmup)]
+        procs[k] = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, text=True, cwd=str(_common.REPO))
+
+    def fail(k):
+        skipped[k] = (procs[k].stderr.read().strip().splitlines() or ["failed"])[-1:]
+        print(f"  [{k}] skipped: {skipped[k][0]}", file=sys.stderr)
+
+    def ask(k, n):
+        p = procs[k]
+        try:
+            p.stdin.write(f"{n}\n")
+            p.stdin.flush()
+            line = p.stdout.readline()
+        except BrokenPipeError:
+            line = ""
+        if not line:
+            fail(k)
+            return None
+        return json.loads(line)
+
+    try:
+        live = []
+        for k in kinds:  # every variant's build and warm-up
+            if procs[k].stdout.readline():
+                live.append(k)
+            else:
+                fail(k)
+        for r in range(rounds):
+            shift = (r + rep) % len(live) if live else 0
+            this = {}
+            for k in live[shift:] + live[:shift]:
+                time.sleep(settle_s)
+                got = ask(k, iters)
+                if got is None:
+                    continue
+                this[k] = got["images_per_s"]
+                res[k].append(got["images_per_s"])
+                cpu[k].append(got["cpu_ms_per_image"])
+            live = [k for k in live if k in this]
+            ref = this.get(ref_kind)
+            for k, v in this.items():
+                if ref:
+                    ratios[k].append(v / ref)
+    finally:
+        for p in procs.values():
+            try:
+                p.stdin.write("0\n")
+                p.stdin.close()
+            except (BrokenPipeError, ValueError):
+                pass
+        for p in procs.values():
+            try:
+                p.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                p.kill()
 
 
 def _gpu_used_bytes():
@@ -218,13 +293,11 @@ def main(argv=None):
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--kinds", default="pipeline,ours,native")
     ap.add_argument("--rss", default=None)
-    ap.add_argument("--one", default=None)
+    ap.add_argument("--serve", default=None)
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--repeats", type=int, default=2)
     ap.add_argument("--rss-iters", type=int, default=0)
     args = ap.parse_args(argv)
-    import os
-
     threads = args.threads or len(os.sched_getaffinity(0))
     lo, hi = (int(x) for x in args.size.split(","))
     data = Path(args.data) if args.data else default_data(args.images, lo, hi)
@@ -232,15 +305,17 @@ def main(argv=None):
         r = rss_run(args.rss, args.device, data, args.batch, threads, args.iters)
         print(json.dumps(r))
         return
-    if args.one:
-        print(json.dumps(_rounds_here(args.one, args.device, data, args.batch, threads,
-                                      args.iters, args.rounds, args.warmup)))
+    if args.serve:
+        _serve(args.serve, args.device, data, args.batch, threads, args.warmup)
         return
-    med, _ = throughput(args.kinds.split(","), args.device, data, args.batch, threads,
-                        args.iters, args.rounds, warmup=args.warmup, repeats=args.repeats)
-    ref = med.get("pipeline")
+    med, _, ratios, cpu = throughput(args.kinds.split(","), args.device, data, args.batch,
+                                     threads, args.iters, args.rounds, warmup=args.warmup,
+                                     repeats=args.repeats)
     for k, v in med.items():
-        print(f"{k:<16}{v:>10.1f} img/s" + (f"  {v / ref:.2f}x pipeline" if ref else ""))
+        r = ratios.get(k)
+        print(f"{k:<16}{v:>10.1f} img/s  {cpu[k]:.2f} CPU ms/img"
+              + (f"  {statistics.median(r):.2f}x {args.kinds.split(',')[0]} "
+                 f"(rounds {min(r):.2f}-{max(r):.2f})" if r else ""))
     if args.rss_iters:
         r = rss_compare(["pipeline", "ours"], args.device, data, args.batch, threads,
                         args.rss_iters)

@@ -9,7 +9,7 @@ CPU suite (any machine):
   loop      training-loop throughput (file reader, CPU decode, random_resized_crop,
             crop_mirror_normalize + random mirror, batch 32) over a synthetic JPEG set made in a
             temp dir: pipeline mode vs the codemod's conversion of it on our runtime and on
-            native ndd; each variant in its own process
+            native ndd; each variant in its own process, taking turns round by round
   memory    steady-state host RSS and growth of that loop over 2,000 iterations (200 with --quick)
   codemod   `dali-migrate convert --check` on 5,000 files without DALI; convert_source vs a bare
             libcst parse + codegen on ~300-line DALI files; --jobs 2 vs --jobs 1
@@ -28,6 +28,7 @@ import argparse
 import datetime
 import json
 import os
+import statistics
 import sys
 import tempfile
 import time
@@ -62,25 +63,32 @@ def cpu_overhead(quick):
     return r
 
 
-def _loop_rows(med, ref_key, batch):
-    ref = med.get(ref_key)
-    return [[f"batch {batch}", k, f"{v:.0f}", f"{v / ref:.2f}" if ref else "-"]
-            for k, v in med.items()]
+def _loop_rows(med, ratios, batch, cpu):
+    rows = []
+    for k, v in med.items():
+        r = ratios.get(k)
+        rows.append([f"batch {batch}", k, f"{v:.0f}",
+                     f"{statistics.median(r):.2f}" if r else "-",
+                     f"{min(r):.2f}-{max(r):.2f}" if r else "-",
+                     f"{cpu[k]:.2f}" if k in cpu else "-"])
+    return rows
 
 
 def cpu_loop(quick, data):
     from benchmarks import bench_loop
 
     threads = len(os.sched_getaffinity(0))
-    med, samples = bench_loop.throughput(
+    med, samples, ratios, cpu = bench_loop.throughput(
         ["pipeline", "ours", "ours_eager", "native"], "cpu", data, 32, threads,
-        iters=4 if quick else 8, rounds=3 if quick else 4, warmup=3, repeats=1 if quick else 3)
-    _print_table("CPU loop throughput, batch 32 (images/s, median; ratio vs pipeline mode)",
-                 _loop_rows(med, "pipeline", 32), ["case", "variant", "img/s", "ratio"])
-    out = {k: {"images_per_s": v} for k, v in med.items()}
-    if "pipeline" in med:
-        for k in med:
-            out[k]["ratio_vs_pipeline"] = med[k] / med["pipeline"]
+        iters=4 if quick else 16, rounds=3 if quick else 6, warmup=3, repeats=1 if quick else 3)
+    _print_table("CPU loop throughput, batch 32 (images/s, median; ratio vs pipeline mode: "
+                 "median of the rounds' ratios, variants taking turns)",
+                 _loop_rows(med, ratios, batch=32, cpu=cpu),
+                 ["case", "variant", "img/s", "ratio", "rounds' ratios", "CPU ms/img"])
+    out = {k: {"images_per_s": v, "cpu_ms_per_image": cpu.get(k)} for k, v in med.items()}
+    for k, r in ratios.items():
+        out[k]["ratio_vs_pipeline"] = statistics.median(r)
+        out[k]["round_ratios"] = r
     out["_samples"] = samples
     return out
 
@@ -162,18 +170,23 @@ def gpu_loop(quick, data):
     rows = []
     for batch in (64, 256):
         iters = max(2, (512 if quick else 2048) // batch)
-        med, samples = bench_loop.throughput(
-            ["pipeline", "native", "native_capture", "ours", "ours_eager"], "gpu", data, batch, threads,
-            iters=iters, rounds=2 if quick else 3, warmup=3, repeats=1)
-        rows += _loop_rows(med, "pipeline", batch)
+        med, samples, ratios, cpu = bench_loop.throughput(
+            ["pipeline", "native", "native_capture", "ours", "ours_eager"], "gpu", data, batch,
+            threads, iters=iters, rounds=2 if quick else 4, warmup=3, repeats=1 if quick else 2)
+        rows += _loop_rows(med, ratios, batch, cpu)
         out[f"batch {batch}"] = {k: {"images_per_s": v,
-                                     "ratio_vs_pipeline": v / med["pipeline"]
-                                     if "pipeline" in med else None}
+                                     "ratio_vs_pipeline": statistics.median(ratios[k])
+                                     if k in ratios else None,
+                                     "round_ratios": ratios.get(k)}
                                  for k, v in med.items()}
         if "native" in med and "ours" in med:
             out[f"batch {batch}"]["ours_vs_native_eager"] = med["ours"] / med["native"]
-    _print_table("GPU RN50 loop throughput (images/s, median; ratio vs pipeline mode)", rows,
-                 ["case", "variant", "img/s", "ratio"])
+        if "native_capture" in ratios and "ours" in ratios:
+            out[f"batch {batch}"]["ours_vs_native_capture"] = statistics.median(
+                [a / b for a, b in zip(ratios["ours"], ratios["native_capture"])])
+    _print_table("GPU RN50 loop throughput (images/s, median; ratio vs pipeline mode: median of "
+                 "the rounds' ratios, variants taking turns)", rows,
+                 ["case", "variant", "img/s", "ratio", "rounds' ratios", "CPU ms/img"])
     return out
 
 

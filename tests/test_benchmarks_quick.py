@@ -21,6 +21,7 @@ regression (a lost fast path) does:
 """
 
 import os
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -108,10 +109,11 @@ def test_cpu_loop_throughput_ratio(tmp_path_factory):
     data = _common.make_jpegs(Path(os.environ.get("TMPDIR", "/tmp")) /
                               "dali_migrate_bench_jpegs_128_200_300", 128, 200, 300)
     threads = len(os.sched_getaffinity(0))
-    med, samples = bench_loop.throughput(["pipeline", "ours"], "cpu", data, 32, threads,
-                                         iters=4, rounds=3, warmup=2, repeats=1)
+    med, samples, ratios, _ = bench_loop.throughput(["pipeline", "ours"], "cpu", data, 32,
+                                                    threads, iters=4, rounds=3, warmup=2,
+                                                    repeats=1)
     assert set(med) == {"pipeline", "ours"}, samples
-    ratio = med["ours"] / med["pipeline"]
+    ratio = statistics.median(ratios["ours"])
     assert ratio >= LOOP_BOUND, f"ours/pipeline = {ratio:.2f} ({samples})"
 
 
