@@ -4,13 +4,13 @@ A converted loop reads a batch, then calls operators on it. Pipeline mode runs t
 reader and decoder while the current one is being used; eager calls cannot, since nothing is
 known of batch i+1 before the caller asks. Two things are known, though:
 
-- a CPU reader's next batch: the reader reads it on the work-ahead thread while the caller works
-  on the current one (`runtime/_readers.py`);
+- a CPU reader's next batches: the reader reads two of them on the work-ahead thread while the
+  caller works on the current one (`runtime/_readers.py`);
 - what the caller did with the current batch: a call of a *deterministic, stateless* operator
   whose inputs are all outputs of one reader's current batch (``decoders.image(jpegs)``). The
-  same call on the batch being read ahead gives the same bytes whenever it runs, so it runs on
-  the work-ahead thread too, and when the caller makes that call on that batch the result is
-  handed over instead of computed again.
+  same call on the batches being read ahead gives the same bytes whenever it runs, so it runs on
+  the work-ahead thread too, one batch after the other, and when the caller makes that call on
+  such a batch the result is handed over instead of computed again.
 
 Kept as eager calls are: random operators (their state would advance early), stateful ones,
 operators with side effects (no-prune), calls with tensor arguments, calls on anything but the
@@ -131,7 +131,8 @@ def take(key, in_tls, ctx_stream, backend, op):
         return None, None
     wkey = (key, tuple(idx))
     outs = None
-    fut = reader._work.pop(wkey, None)
+    futs = reader._work.get(wkey)
+    fut = futs.pop(reader._current_read, None) if futs else None
     if fut is not None:
         try:
             ins, res = fut.result()
@@ -147,21 +148,28 @@ def take(key, in_tls, ctx_stream, backend, op):
 
 
 def start(ticket, op, ctx_stream, backend, num_threads, batch_size):
-    """After the caller's call (taken or made): the same call on the batch being read ahead, on
-    the caller's operator instance, which the caller does not run meanwhile (`settle`)."""
+    """After the caller's call (taken or made): the same call on each batch being read ahead, on
+    the caller's operator instance, which the caller does not run meanwhile (`settle`). The calls
+    run one after another on the work-ahead thread, so the next starts as soon as one ends."""
     reader, wkey, idx = ticket
-    ahead = reader._ahead
-    if ahead is None:
+    reads = reader._ahead
+    futs = reader._work.setdefault(wkey, {})
+    for rf in [rf for rf in futs if rf not in reads]:
+        del futs[rf]  # batches the caller has gone past without this call
+    if not reads:
         return
     stream = ctx_stream if backend == "cpu" else None
-    fut = executor("work").submit(_work_ahead, reader, ahead, idx, stream, backend, num_threads,
-                                  batch_size, op)
-    reader._work[wkey] = op._ahead_future = fut
+    for rf in list(reads):
+        if rf not in futs:
+            futs[rf] = op._ahead_future = executor("work").submit(
+                _work_ahead, reader, rf, idx, stream, backend, num_threads, batch_size, op)
 
 
 def _work_ahead(reader, read, idx, stream, backend, num_threads, batch_size, op):
     """On the work-ahead thread: the call on the batch read ahead. -> (inputs, outputs)."""
     outs = read.result()
+    if outs is None:
+        return (), None  # not read ahead after all (the epoch's end)
     ins = tuple(outs[j] for j in idx)
     if len(ins[0]) != batch_size:
         return ins, None  # the epoch's last, shorter batch: a call of another size

@@ -26,7 +26,7 @@ def _stream(image_dir, read_ahead, monkeypatch):
     got, seen_ahead = [], False
     for stop in (2, None, 4, None, None):
         for i, batch in enumerate(reader.next_epoch(batch_size=4)):
-            seen_ahead |= reader._ahead is not None
+            seen_ahead |= bool(reader._ahead)
             got.append(batch)
             if stop is not None and i + 1 == stop:
                 break
@@ -59,31 +59,24 @@ class _FailingRuns:
 
 def test_a_failed_read_surfaces_at_its_own_next_and_the_epoch_goes_on(image_dir, monkeypatch):
     monkeypatch.setattr(_readers, "_READ_AHEAD", True)
+    depth = _readers._READ_DEPTH
     reader = ndd.readers.File(file_root=image_dir)
     it = reader.next_epoch(batch_size=4)
-    first = next(it)  # creates the operator; the second batch is being read ahead now
+    got = [next(it)]  # creates the operator; the next `depth` batches are being read ahead now
     reader._settle()
-    reader._op = _FailingRuns(reader._op, fail_at=0)  # the next run: the third batch's, read ahead
-    second = next(it)
-    reader._settle()
+    # the next run: that of the batch read ahead when the second batch is handed out
+    reader._op = _FailingRuns(reader._op, fail_at=0)
+    for _ in range(depth):
+        got.append(next(it))
+        reader._settle()
     assert reader._op.runs == 1  # it was read ahead, and failed there
     with pytest.raises(RuntimeError, match="disk on fire"):
         next(it)
     # a generator that raised is finished; a new next_epoch goes on from the reader's position
     rest = list(reader.next_epoch(batch_size=4))
-    labels = [int(np.asarray(t).item()) for b in (first, second, *rest) for t in b[1]]
     assert len(rest) == 6  # the epoch size again
+    labels = [int(np.asarray(t).item()) for b in (*got, *rest) for t in b[1]]
     # files in order, 7 per class; the failed run did not move the operator, so the stream
-    # goes on with the third batch (files 8-11)
-    assert labels[:8] == [0] * 7 + [1]
-    assert labels[8:12] == [1, 1, 1, 1]
-
-
-@pytest.mark.skipif(not __import__("dali_migrate.runtime._backend", fromlist=["x"]).use_pipeline(),
-                    reason="only the one-op Pipeline fallback (DALI 1.53 without a CUDA driver)")
-def test_the_pipeline_fallback_works_nothing_ahead():
-    """A fallback pipeline that raised is unusable afterwards: a call failed ahead would change the
-    error the caller's call raises (runtime/_ahead.py, eligible)."""
-    from dali_migrate.runtime import _ahead, _ops
-
-    assert not _ahead.eligible(_ops.opdef("decoders__Image"))
+    # goes on with the batch whose read failed, and no batch was read after it
+    n = 4 * (1 + depth)
+    assert labels[:n + 4] == [i // 7 for i in range(n + 4)]

@@ -173,3 +173,16 @@ def test_the_callers_own_call_on_other_data_waits_for_the_call_ahead(image_dir, 
         got.append(([np.asarray(t).tobytes() for t in a], [np.asarray(t).tobytes() for t in b]))
     assert all(x == y for x, y in got)
     assert any(waited)
+
+
+def test_calls_ahead_are_queued_for_every_batch_being_read(image_dir, monkeypatch):
+    """With two batches read ahead, the call on batch i+2 is queued when the caller takes i+1's
+    result, so the calls ahead run back to back instead of waiting for the caller each time."""
+    monkeypatch.setattr(_readers, "_READ_AHEAD", True)
+    monkeypatch.setattr(_readers, "_READ_DEPTH", 2)
+    reader = ndd.readers.File(file_root=image_dir, seed=1)
+    queued = []
+    for jpegs, _ in reader.next_epoch(batch_size=4):
+        ndd.decoders.image(jpegs, device="cpu")
+        queued.append(sum(len(v) for v in reader._work.values()))
+    assert queued == [2, 2, 2, 2, 1, 0]
