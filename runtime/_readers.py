@@ -115,6 +115,7 @@ class Reader:
         # it failed): that batch is read when asked for
         self._ahead = collections.deque()
         self._current_read = None  # the future the batch last handed out came from
+        self._padded_size = None
         self._ahead_pool = None  # the one-thread DALI pool that read runs on (made on first use)
         # calls on this reader's outputs worked ahead (runtime/_ahead.py): pending results, and
         # the pools and streams they run on (used on the work-ahead thread)
@@ -184,10 +185,17 @@ class Reader:
         self._settle()
         return self._op.reader_meta()
 
-    def _epoch_size(self):
-        self._settle()
-        padded = self._op.reader_meta()["epoch_size_padded"]
-        return _shard_size(padded, self._shard_id, self._num_shards)
+    def _epoch_size(self, shard_id=None):
+        if self._padded_size is None:  # the reader's data set: the same for its whole life
+            self._settle()
+            self._padded_size = self._op.reader_meta()["epoch_size_padded"]
+        return _shard_size(self._padded_size, self._shard_id if shard_id is None else shard_id,
+                           self._num_shards)
+
+    def _next_epoch_size(self):
+        """Samples of the epoch after this one (of the shard `_advance_shard` moves to)."""
+        shard = self._shard_id if self._stick_to_shard else (self._shard_id + 1) % self._num_shards
+        return self._epoch_size(shard)
 
     def _settle(self):
         """Wait for a read ahead (kept for the next next()) before using the operator here."""
@@ -238,9 +246,10 @@ class Reader:
     # the GPU machine the reader's copy of a batch of 256 JPEGs is a quarter of an eager
     # iteration. The items and their order are the same (only this reader touches its state, in
     # order); an error of a read surfaces at the next() that asks for that batch, as it would
-    # eagerly, and no batch after it is read. Not within
-    # reach: the first batch of an epoch, readers on the GPU, readers whose state is saved
-    # (a checkpoint must not count a batch the caller has not taken).
+    # eagerly, and no batch after it is read. Not within reach: the very first batch, readers
+    # on the GPU, readers whose state is saved (a checkpoint must not count a batch the caller
+    # has not taken). A caller that never asks for another epoch leaves up to _READ_DEPTH
+    # batches read for nothing.
     def _batches(self, batch_size, ctx):
         ctx = ctx or _eval.EvalContext.current()
         with ctx:
@@ -265,8 +274,13 @@ class Reader:
                 if ahead:
                     # kept on the reader, not in this generator: a caller that stops mid-epoch
                     # and calls next_epoch() again gets these batches, the ones an eager reader
-                    # reads next
-                    self._read_ahead(batch_size, stream, epoch_size - idx)
+                    # reads next. Near the epoch's end the reads go on into the next epoch (the
+                    # converted loop's `while True: for ... in reader.next_epoch()`): its first
+                    # batches are the reader's next ones, the same whenever they are read.
+                    remaining = epoch_size - idx
+                    if remaining < batch_size * _READ_DEPTH:
+                        remaining += self._next_epoch_size()
+                    self._read_ahead(batch_size, stream, remaining)
                     _ahead.track(self, outs)
                 self._current_read = pending
                 yield tuple(Batch(_tl=o) for o in outs)

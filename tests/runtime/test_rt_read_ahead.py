@@ -80,3 +80,18 @@ def test_a_failed_read_surfaces_at_its_own_next_and_the_epoch_goes_on(image_dir,
     # goes on with the batch whose read failed, and no batch was read after it
     n = 4 * (1 + depth)
     assert labels[:n + 4] == [i // 7 for i in range(n + 4)]
+
+
+@pytest.mark.parametrize("stick", [False, True])
+def test_reads_into_the_next_epoch_give_each_epoch_its_own_batches(image_dir, monkeypatch, stick):
+    """Near an epoch's end the reads go on into the next epoch, whose size depends on the shard
+    the reader moves to (24 files over 5 shards: 4 or 5 samples, so 1 or 2 batches of 4)."""
+    def epochs(read_ahead):
+        monkeypatch.setattr(_readers, "_READ_AHEAD", read_ahead)
+        reader = ndd.readers.File(file_root=image_dir, random_shuffle=True, seed=3,
+                                  initial_fill=8, num_shards=5, shard_id=4, stick_to_shard=stick)
+        return [_key(reader.next_epoch(batch_size=4)) for _ in range(7)]
+
+    ahead, eager = epochs(True), epochs(False)
+    assert [len(e) for e in ahead] == [len(e) for e in eager]
+    assert ahead == eager
