@@ -181,7 +181,49 @@ def _kind(node, parents: Parents, state) -> Optional[str]:
     if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
         if _kind(node.value, parents, state) == "outputs":
             return "batch"
+    if isinstance(node, cst.ListComp) and _host_copies(node, parents, state) is not None:
+        return "outputs"
     return None
+
+
+def _host_copies(comp, parents: Parents, state):
+    """``[out.as_cpu() if hasattr(out, "as_cpu") else out for out in outputs]`` (DALI's notebooks,
+    written for DALI versions whose TensorListCPU had no as_cpu()) or ``[out.as_cpu() for out in
+    outputs]`` over pipeline outputs: a list of the outputs on the host. In DALI 2.4 every
+    TensorList has as_cpu(), so the condition is always true and the element is ``out.as_cpu()``.
+    Returns (the element, the as_cpu() call), or None."""
+    if not (isinstance(comp, cst.ListComp) and isinstance(comp.for_in, cst.CompFor) and comp.for_in.inner_for_in is None
+            and not comp.for_in.ifs and comp.for_in.asynchronous is None and isinstance(comp.for_in.target, cst.Name)):
+        return None
+    if _kind(comp.for_in.iter, parents, state) != "outputs":
+        return None
+    var = comp.for_in.target.value
+    copy = m.Call(func=m.Attribute(value=m.Name(var), attr=m.Name("as_cpu")), args=[])
+    elt = comp.elt
+    if m.matches(elt, copy):
+        return elt, elt
+    if (
+        isinstance(elt, cst.IfExp)
+        and m.matches(elt.body, copy)
+        and m.matches(elt.orelse, m.Name(var))
+        and m.matches(elt.test, m.Call(func=m.Name("hasattr"), args=[m.Arg(value=m.Name(var), keyword=None),
+                                                                     m.Arg(value=m.SimpleString(), keyword=None)]))
+        and elt.test.args[1].value.evaluated_value == "as_cpu"
+        and not _shadowed("hasattr", parents)
+    ):
+        return elt, elt.body
+    return None
+
+
+class _TakeBody:
+    """Rewrites ``a if hasattr(x, "as_cpu") else x`` to ``a`` (see _host_copies)."""
+
+    id = "batch-cpu"
+    summary = "TensorList.as_cpu() becomes Batch.cpu()"
+
+    @staticmethod
+    def rewrite(node, receiver, site):
+        return node.body
 
 
 @dataclasses.dataclass
@@ -415,7 +457,7 @@ def plan(module, parents: Parents, pipelines: dict, rules, ndd: str, numpy: Opti
                     and len(assign.targets) == 1
                     and isinstance(assign.targets[0].target, cst.Name)
                 ):
-                    p.blockers.append((stmt, f"{label} is used here in a way dali-migrate cannot follow; convert the pipeline and this use by hand"))
+                    p.blockers.append((stmt, _consumer_hint(call, parents, names) or f"{label} is used here in a way dali-migrate cannot follow; convert the pipeline and this use by hand"))
                     continue
                 if constructs:
                     _plan_construction(call, info, p, stmt)
@@ -461,6 +503,8 @@ def _check_handoffs(plans: dict, parents: Parents) -> None:
             call = parents.of(ref)
             if ref is func.name or not isinstance(call, cst.Call):
                 continue
+            if kind == "outputs" and _in_dead_tuple_branch(call, func, param, parents):
+                continue
             resolved = _function_at(call, parents)
             if resolved is not None and resolved is not func:
                 continue  # a call of another definition of the name
@@ -484,6 +528,25 @@ def _check_handoffs(plans: dict, parents: Parents) -> None:
         for name, q in plans.items():
             if q in group:
                 q.share_with |= set(names) - {name}
+
+
+def _in_dead_tuple_branch(node, func, param: str, parents: Parents) -> bool:
+    """Is ``node`` in the body of ``if not isinstance(<param>, tuple):``, a statement of ``func``'s
+    own block before anything binds ``param``? The parameter gets pipeline outputs from every call
+    (a tuple, from pipe.run() as from next() of the converted generator), so that code never runs,
+    and stays as it is (DALI's notebooks: ``return show_result((outputs,))`` for a single output)."""
+    stmt = parents.statement(node)
+    while stmt is not None and parents.of(stmt) is not func.body:
+        if isinstance(stmt, cst.If) and parents.of(stmt) is func.body:
+            break
+        stmt = parents.statement(parents.of(stmt))
+    check = m.UnaryOperation(operator=m.Not(), expression=m.Call(
+        func=m.Name("isinstance"), args=[m.Arg(value=m.Name(param), keyword=None), m.Arg(value=m.Name("tuple"), keyword=None)]))
+    if not (isinstance(stmt, cst.If) and stmt.orelse is None and m.matches(stmt.test, check)
+            and parents.contains(stmt.body, node) and not _shadowed("isinstance", parents) and not _shadowed("tuple", parents)):
+        return False
+    before = func.body.body[: func.body.body.index(stmt)]
+    return not any(param in _bound_in(b, parents) for b in before)
 
 
 def _share_blockers(plans: dict) -> None:
@@ -569,9 +632,14 @@ def _plan_uses(scope, var, assign, parents, site, pipe_rules, batch_rules, p: Pl
             p.blockers.append((parents.statement(assign), f"`{var}` is assigned more than once: dali-migrate cannot follow which pipeline it holds"))
             return []
     state = _State(var=var, other_pipes=set(others))
-    for node in _track_names(nodes, state, parents):
+    conflicts = _track_names(nodes, state, parents)
+    conflicts, away = _copied_out(conflicts, nodes, state, parents)
+    for node in conflicts:
         p.blockers.append((parents.statement(node), "a name holding pipeline outputs is also assigned other values here: convert by hand"))
-    if nodes is not own.nodes and (state.outputs or state.batches):
+    rebound = nodes is not own.nodes
+    if away:
+        nodes = [n for n in nodes if id(_root_name(n)) not in away]
+    if rebound and (state.outputs or state.batches):
         # Outputs may outlive the next assignment of the variable; by name they cannot be told
         # apart from the outputs of what it holds before or next, unless every read of them sees
         # this binding's (straight-line code: a notebook's cells, each rebinding `pipe` and `out`).
@@ -581,6 +649,99 @@ def _plan_uses(scope, var, assign, parents, site, pipe_rules, batch_rules, p: Pl
             return []
         state.window = id(assign)
     return _plan_nodes(scope, own, nodes, state, parents, site, pipe_rules, batch_rules, p)
+
+
+def _root_name(node):
+    """The name a chain of calls, attributes and subscripts starts from (``x`` of ``x.a()[0]``)."""
+    while isinstance(node, (cst.Call, cst.Attribute, cst.Subscript)):
+        node = node.func if isinstance(node, cst.Call) else node.value
+    return node
+
+
+def _copied_out(conflicts: list, nodes: list, state, parents: Parents) -> tuple:
+    """(the conflicts left, ids of the reads that see a NumPy copy) where a name holding one output
+    is bound again to a copy of it made from it (``images = images.as_cpu().as_array()``, as DALI's
+    examples do right after ``pipe.run()``): the copy's value is the same in both modes, so the
+    reads that see it for certain stay as they are, and those that see the batch are converted.
+
+    Every binding of the name must be a plain assignment statement; each read must see one of them
+    for certain (:func:`_owner`), or come after the loop whose body binds it, with the copy last
+    there and no binding elsewhere (after the loop: the copy, or, after no round, no value in
+    either mode)."""
+    away: set = set()
+    left = list(conflicts)
+    for name in sorted(state.batches):
+        copies = [c for c in conflicts if _copy_of(c, name, parents, state)]
+        if not copies:
+            continue
+        refs = [n for n in nodes if isinstance(n, cst.Name) and n.value == name and _is_variable(n, parents)]
+        targets = [parents.of(_binding_owner(r, parents)) for r in refs if _is_binding(r, parents)]
+        if not all(isinstance(t, cst.AssignTarget) for t in targets) or any(
+            isinstance(n, (cst.AugAssign, cst.AnnAssign, cst.NamedExpr, cst.CompFor, cst.AsName, cst.Del))
+            and name in {x.value for x in parents.find(cst.Name, within=getattr(n, "target", n))}
+            for n in nodes
+        ):
+            continue
+        own_rhs = [c.value for c in copies]
+        seen_away, certain = set(), True
+        for ref in refs:
+            if _is_binding(ref, parents) or any(parents.contains(v, ref) for v in own_rhs):
+                continue
+            owner = _owner(ref, targets, parents) or _after_loop_owner(ref, targets, parents)
+            if owner is None:
+                certain = False
+                break
+            if isinstance(parents.of(owner), cst.Assign) and parents.of(owner) in copies:
+                seen_away.add(id(ref))
+        if certain:
+            away |= seen_away
+            left = [c for c in left if c not in copies]
+    return left, away
+
+
+def _binding_owner(ref, parents: Parents):
+    cur = ref
+    while isinstance(parents.of(cur), (cst.Tuple, cst.List, cst.Element, cst.StarredElement)):
+        cur = parents.of(cur)
+    return cur
+
+
+def _copy_of(node, name: str, parents: Parents, state) -> bool:
+    """Is ``node`` ``name = name.<batch methods>.as_array()`` (or ``np.array(...)`` of such a chain),
+    a copy of the output into a NumPy array?"""
+    if not (isinstance(node, cst.Assign) and len(node.targets) == 1 and m.matches(node.targets[0].target, m.Name(name))):
+        return False
+    value = node.value
+    if m.matches(value, m.Call(func=m.Attribute(attr=m.Name("as_array")), args=[])):
+        chain = value.func.value
+    else:
+        return False
+    while isinstance(chain, cst.Call) and m.matches(chain.func, m.Attribute(attr=m.Name("as_cpu") | m.Name("cpu"))) and not chain.args:
+        chain = chain.func.value
+    return m.matches(chain, m.Name(name))
+
+
+def _after_loop_owner(ref, targets: list, parents: Parents):
+    """The last of ``targets`` where they are all statements of one loop body, that one is not in
+    a branch, and ``ref`` comes after the loop in the loop's own block; else None."""
+    stmts = [parents.statement(t) for t in targets]
+    bodies = {id(parents.of(st)) for st in stmts}
+    if not stmts or len(bodies) != 1:
+        return None
+    body = parents.of(stmts[0])
+    loop = parents.of(body)
+    if not (isinstance(body, cst.IndentedBlock) and isinstance(loop, (cst.For, cst.While)) and loop.body is body):
+        return None
+    if loop.orelse is not None or any(parents.find(cst.Break, within=body)):
+        return None  # an early exit could leave the batch's binding last
+    last = max(targets, key=lambda t: parents.span[id(t)][0])
+    block = parents.of(loop)
+    cur = parents.statement(ref)
+    while cur is not None and parents.of(cur) is not block:
+        cur = parents.statement(parents.of(cur))
+    if cur is None or parents.span[id(cur)][0] <= parents.span[id(loop)][0]:
+        return None
+    return last
 
 
 def _plan_nodes(scope, own, nodes, state, parents, site, pipe_rules, batch_rules, p: Plan, handoff=None) -> list:
@@ -602,6 +763,9 @@ def _plan_nodes(scope, own, nodes, state, parents, site, pipe_rules, batch_rules
         if isinstance(node, cst.Name) and node.value in tracked:
             if _is_binding(node, parents):
                 continue
+            up = parents.of(node)
+            if isinstance(up, cst.Attribute) and up.attr is node or isinstance(up, cst.Arg) and up.keyword is node:
+                continue  # `nvidia.dali.pipeline`, `f(pipeline=...)`: not the variable
             parent = parents.of(node)
             if (
                 handoff is None
@@ -623,6 +787,15 @@ def _plan_nodes(scope, own, nodes, state, parents, site, pipe_rules, batch_rules
         elif state.attr is not None and isinstance(node, cst.Attribute) and _kind(node, parents, state) == "pipe":
             if not _attr_bound(node, parents):  # its assignments are checked in _plan_member
                 _plan_expr(node, "pipe", parents, state, site, pipe_rules, batch_rules, p)
+        elif isinstance(node, cst.ListComp) and _host_copies(node, parents, state) is not None:
+            elt, copy = _host_copies(node, parents, state)
+            cpu_rule = batch_rules.get("as_cpu")
+            if cpu_rule is None:
+                p.blockers.append((parents.statement(node), "TensorList.as_cpu() needs rule batch-cpu, which is disabled"))
+                continue
+            _use(cpu_rule, copy, parents.statement(node), site, p)
+            if elt is not copy:
+                p.rewrites[id(elt)] = (_TakeBody, site)
         elif isinstance(node, (cst.Subscript, cst.Call)) and _kind(node, parents, state) in ("batch", "outputs"):
             # Subscripts and calls that yield batches (out[0], b.as_cpu()) or outputs (pipe.run())
             # are expressions of their own.
@@ -1030,23 +1203,49 @@ def _plan_handoff(node, kind, target, parents, state, site, pipe_rules, batch_ru
         return
     p.handoffs[key] = (func, kind)
     own = _scope_nodes(func, parents)
-    if _rebinds(own, name, parents):
+    inner = _State(var=name if kind == "pipe" else None, chain=(*state.chain, key))
+    if kind == "outputs":
+        inner.outputs.add(name)
+    if _rebinds(own, name, parents) and not (kind == "outputs" and _only_copied_to_host(own, name, parents, inner)):
         p.blockers.append((func, f"{func.name.value}() assigns its parameter `{name}`, which gets a pipeline (or its outputs): dali-migrate cannot follow it, convert by hand"))
         return
-    inner = _State(var=name if kind == "pipe" else None, chain=(*state.chain, key))
     if kind == "outputs":
         inner.outputs.add(name)
     elif kind == "batch":
         inner.batches.add(name)
-    for bad in _track_names(own.nodes, inner, parents):
+    nodes = own.nodes
+    if kind == "outputs":
+        # `if not isinstance(outputs, tuple): ...` never runs on pipeline outputs: left as it is
+        dead = [st for st in func.body.body if isinstance(st, cst.If) and _in_dead_tuple_branch(st.body, func, name, parents)]
+        nodes = [n for n in nodes if not any(parents.contains(st.body, n) for st in dead)]
+    for bad in _track_names(nodes, inner, parents):
         p.blockers.append((parents.statement(bad), "a name holding pipeline outputs is also assigned other values here: convert by hand"))
     # Another function's body cannot see the arguments the pipeline was made with.
     inner_site = dataclasses.replace(site, construction=None, factory=None)
     before = dict(p.rewrites)
-    _plan_nodes(func, own, own.nodes, inner, parents, inner_site, pipe_rules, batch_rules, p, handoff=name)
+    _plan_nodes(func, own, nodes, inner, parents, inner_site, pipe_rules, batch_rules, p, handoff=name)
     for node_id, (rule, used_site) in p.rewrites.items():
         if node_id not in before:
             p.shared_rewrites[node_id] = (_node_by_id(node_id, parents), rule, used_site)
+
+
+def _only_copied_to_host(own: _ScopeNodes, name: str, parents: Parents, state) -> bool:
+    """Is every binding of ``name`` in the function ``name = [<host copy> for x in name]``
+    (_host_copies), a statement of the function's own block?"""
+    found = False
+    for node in own.nodes:
+        if isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr, cst.Del, cst.AsName, cst.Global, cst.Nonlocal)):
+            target = getattr(node, "target", None) or getattr(node, "name", None)
+            if target is None or any(n.value == name for n in parents.find(cst.Name, within=target)) or isinstance(node, (cst.Global, cst.Nonlocal)):
+                return False
+        if isinstance(node, cst.AssignTarget) and any(n.value == name for n in parents.find(cst.Name, within=node.target)):
+            assign = parents.of(node)
+            if not (m.matches(node.target, m.Name(name)) and len(assign.targets) == 1
+                    and parents.of(parents.statement(assign)) is own.scope.body
+                    and _host_copies(assign.value, parents, state) is not None):
+                return False
+            found = True
+    return found
 
 
 def _rebinds(own: _ScopeNodes, name: str, parents: Parents) -> bool:
@@ -1321,7 +1520,13 @@ def _plan_expr(node, kind, parents, state, site, pipe_rules, batch_rules, p: Pla
         if isinstance(call, cst.Call) and call.func is parent:
             rule = batch_rules.get(parent.attr.value)
             if rule is None:
-                p.blockers.append((stmt, f"TensorList.{parent.attr.value}() has no automatic counterpart on ndd.Batch: convert by hand"))
+                renamed = _OLD_METHOD_NAMES.get(parent.attr.value)
+                if renamed is not None:
+                    p.blockers.append((stmt, f"TensorList.{parent.attr.value}() is the old name of {renamed}(), which DALI "
+                                             f"2.4's TensorList no longer has (the original fails here): write {renamed}(), "
+                                             f"which dali-migrate converts"))
+                else:
+                    p.blockers.append((stmt, f"TensorList.{parent.attr.value}() has no automatic counterpart on ndd.Batch: convert by hand"))
             else:
                 _use(rule, call, stmt, site, p)
             return
@@ -1333,7 +1538,23 @@ def _plan_expr(node, kind, parents, state, site, pipe_rules, batch_rules, p: Pla
             p.blockers.append((stmt, "indexing a TensorList: use .select(i) on the ndd.Batch (not converted automatically here)"))
         elif isinstance(parents.of(parent), cst.Attribute) and parents.of(parent).value is parent:
             # tl[i].as_cpu(), tl[i].shape(): TensorCPU/TensorGPU methods that an ndd.Tensor names otherwise or lacks
-            p.blockers.append((stmt, f"a sample's .{parents.of(parent).attr.value} (TensorCPU/TensorGPU) differs on the ndd.Tensor that select(i) gives: convert by hand"))
+            method = parents.of(parent)
+            copy = parents.of(method)
+            if method.attr.value == "as_cpu" and _sample_copy_read_by_numpy(copy, method, parents, site):
+                # np.array(tl[i].as_cpu()): the sample's values, whichever object holds them
+                _use(rule, parent, stmt, site, p)
+                cpu_rule = batch_rules.get("as_cpu")
+                if cpu_rule is None:
+                    p.blockers.append((stmt, "TensorList.as_cpu() needs rule batch-cpu, which is disabled"))
+                else:
+                    _use(cpu_rule, copy, stmt, site, p)
+            elif method.attr.value == "as_cpu":
+                p.blockers.append((stmt, "a sample's .as_cpu() gives a TensorCPU, read by other code through its buffer "
+                                         "(__array_interface__); its counterpart batch.select(i).cpu() is an ndd.Tensor, "
+                                         "read through __array__/DLPack: where a NumPy array is meant, write "
+                                         "np.asarray(batch.select(i).cpu()) by hand"))
+            else:
+                p.blockers.append((stmt, f"a sample's .{method.attr.value} (TensorCPU/TensorGPU) differs on the ndd.Tensor that select(i) gives: convert by hand"))
         else:
             _use(rule, parent, stmt, site, p)
         return
@@ -1358,6 +1579,39 @@ def _plan_expr(node, kind, parents, state, site, pipe_rules, batch_rules, p: Pla
                 p.blockers.append((stmt, "len() of a TensorList: use batch.batch_size"))
             else:
                 _use(rule, call, stmt, site, p)
+
+
+def _sample_copy_read_by_numpy(copy, method, parents: Parents, site) -> bool:
+    """Is ``copy`` (``tl[i].as_cpu()``) called without arguments as the one argument of numpy's
+    ``array`` / ``asarray``, which read the same values from a TensorCPU and an ndd.Tensor?"""
+    if not (isinstance(copy, cst.Call) and copy.func is method and not copy.args and site.numpy):
+        return False
+    arg = parents.of(copy)
+    call = parents.of(arg)
+    return (
+        isinstance(arg, cst.Arg) and arg.keyword is None and not arg.star
+        and isinstance(call, cst.Call) and len(call.args) == 1
+        and m.matches(call.func, m.Attribute(value=m.Name(site.numpy), attr=m.Name("array") | m.Name("asarray")))
+    )
+
+
+#: TensorList methods of DALI before 1.0 and the names they have had since (DALI's video_example.py)
+_OLD_METHOD_NAMES = {"asCPU": "as_cpu"}
+
+_PROXY_SERVER = "nvidia.dali.plugin.pytorch.experimental.proxy.DALIServer"
+
+
+def _consumer_hint(call, parents: Parents, names) -> Optional[str]:
+    """What to do where the pipeline ``call`` makes goes straight to DALI's PyTorch proxy
+    (``DALIServer(pipe(...))``), which runs the pipeline object itself; else None."""
+    arg = parents.of(call) if call is not None else None
+    server = parents.of(arg) if isinstance(arg, cst.Arg) else None
+    if names is None or not isinstance(server, cst.Call) or names.qualify(server.func) != _PROXY_SERVER:
+        return None
+    return ("the pipeline is given to DALIServer (PyTorch proxy), which runs the pipeline object itself: its "
+            "proxy sends the samples of DataLoader workers to the pipeline and hands back the batches; dynamic "
+            "mode has no proxy: keep this pipeline in pipeline mode, or move its operators, as ndd calls on "
+            "ndd.as_batch(samples), to where the DataLoader's batches are used, by hand")
 
 
 def _only_shown(node, parents: Parents) -> bool:

@@ -118,3 +118,10 @@ def one_line(node: cst.CSTNode) -> str:
     """``node``'s source on one line, cut short: for quoting it in a marker (a marker is one line)."""
     text = " ".join(line.strip() for line in code(node).strip().splitlines())
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def one_line_statement(stmt: cst.CSTNode) -> str:
+    """:func:`one_line` of a statement without the comment lines above it (markers among them)."""
+    if isinstance(stmt, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+        stmt = stmt.with_changes(leading_lines=[])
+    return one_line(stmt)

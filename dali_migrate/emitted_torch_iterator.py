@@ -23,7 +23,12 @@ The JAX iterator's class is the first one with a few text edits (``rules/jax_ite
 docstring, the ``out.torch()`` line, the PARTIAL cut and ``return [batch]``), and the Paddle
 iterators' are both classes with edits of their own (``rules/paddle_iterator.py``: the conversion
 of an output, the PARTIAL cut); an edit whose text no longer appears here exactly once fails the
-conversion (and the tests), so change those lines together.
+conversion (and the tests), so change those lines together (``SOURCE_EDITS`` too).
+
+``PrefetchedPipeline`` (the last class) is DALI's pipeline state for a converted pipeline with
+external sources: a framework iterator over one becomes the single-pipeline class with
+``rules/torch_iterator.SOURCE_EDITS`` (``DaliTorchSourceIterator``), which drives it where
+DALI's iterator drives the pipeline (see that class).
 """
 
 # fmt: off
@@ -352,3 +357,56 @@ class DaliTorchMultiIterator:
         if self._policy != "DROP":
             return -(-self.size // self._step)
         return self.size // self._step
+
+
+class PrefetchedPipeline:
+    """A converted pipeline with external sources, driven as DALI's iterators drive a pipeline
+    (added by dali-migrate).
+
+    The converted generator yields None where the source ended (where ``pipe.run()`` raised
+    StopIteration) and, when advanced again, starts the source's next epoch. This class keeps the
+    pipeline's queue as DALI 2.4's ``Pipeline`` does (``schedule_run``, ``share_outputs``,
+    ``reset``, ``empty``): the first batch taken fills it ``prefetch_queue_depth`` batches deep
+    (one batch with ``exec_pipelined=False``), each later ``schedule_run()`` draws one more, and
+    nothing is drawn past the source's end until ``reset()``. The iterator that drives it calls
+    these where DALI's calls them, so the source runs at the same points and its epochs end where
+    the original's did.
+    """
+
+    def __init__(self, generator, prefetch_queue_depth=2, exec_pipelined=True):
+        self._generator, self._depth, self._pipelined = generator, prefetch_queue_depth, exec_pipelined
+        self._queue = []
+        self._first_iter, self._last_iter = True, False
+        self._ever_scheduled = False  # the iterator's: its first batch fills the queue first
+
+    def _draw(self):
+        outputs = next(self._generator)
+        if outputs is None:
+            self._last_iter = True
+        else:
+            self._queue.append(outputs)
+        return outputs is not None
+
+    def schedule_run(self):
+        if self._first_iter and self._pipelined:
+            for _ in range(self._depth):
+                self._first_iter = False
+                if not self._draw():
+                    break
+        elif not self._last_iter:
+            self._draw()
+
+    def share_outputs(self):
+        if not self._ever_scheduled:
+            self._ever_scheduled = True
+            self.schedule_run()
+        if not self._queue:
+            raise StopIteration
+        return self._queue.pop(0)
+
+    def reset(self):
+        if self._last_iter:
+            self._first_iter, self._last_iter = True, False
+
+    def empty(self):
+        return not self._queue

@@ -15,17 +15,18 @@ from typing import Optional
 import libcst as cst
 import libcst.matchers as m
 
-from dali_migrate import call_sites, cst_walk, fed_inputs, helper_inlining, legacy, markers, parents as parents_mod, rules as rules_mod, templates
+from dali_migrate import call_sites, cst_walk, fed_inputs, helper_inlining, legacy, markers, parents as parents_mod, rules as rules_mod, templates, tf_consumers
 from dali_migrate.catalog import load as load_catalog
 from dali_migrate.config import Config
 from dali_migrate.cst_util import code, fresh_name, names_in, with_kwarg, without_kwargs
 from dali_migrate.dali_imports import FN, MATH, collect
 from dali_migrate.model import ConversionError, ConversionResult
-from dali_migrate.pipeline_analysis import TYPES_CONSTANT, analyze, helpers_with_ops, pipeline_decorator
+from dali_migrate.pipeline_analysis import TYPES_CONSTANT, analyze, helper_blocker, helpers_with_ops, pipeline_decorator
 from dali_migrate.pipeline_context import PipelineContext
 from dali_migrate.rules import build_time_calls
 from dali_migrate.rules import conditionals as conditionals_rule
 from dali_migrate.rules import data_subscript
+from dali_migrate.rules import external_source as external_source_rule
 from dali_migrate.rules import pipe_run as pipe_run_rule
 from dali_migrate.rules import pipeline_def as pipeline_rule
 from dali_migrate.rules.base import CallSiteRule, DetectorRule, OpCallRule
@@ -105,8 +106,9 @@ def _convert_with_legacy(module: cst.Module, names, config: Config) -> "_Convert
     spelled = names_in(module)  # the file's names, read once; each pass gets a copy to add to
     while True:
         normalized, found = legacy.normalize(module, names, catalog, set(spelled), skip)
-        normalized, inlined = helper_inlining.inline(normalized, names, not_inlined)
+        normalized, inlined, cannot_inline = helper_inlining.inline(normalized, names, not_inlined)
         converter = _Converter(normalized, names, config, original=module)
+        converter.cannot_inline = cannot_inline
         converter.run_analysis()
         failed = [
             item for item in found
@@ -125,8 +127,12 @@ def _convert_with_legacy(module: cst.Module, names, config: Config) -> "_Convert
             why = [item.reason] if item.reason else converter.reasons.get(item.name, [])
             reasons[item.name] = (item, why or ["its uses in this file could not be followed"])
     converter.left += len(reasons)  # legacy pipelines left as they were count as left too
+    fed = tf_consumers.fed_to_tf(module, names, parents_mod.build(module)) if reasons else {}
     for item, why in reasons.values():
         anchor = item.find_anchor(converter.module)
+        use = fed.get(item.name) if item.kind == "class" else fed.get(id(_pipeline_call(item.find_anchor(module))))
+        if use is not None:
+            why = [use.reason()]  # TensorFlow runs it: why else it would not convert does not matter
         for reason in why:
             converter._mark(anchor, "legacy-pipeline", f"not converted: {reason}")
     for name, (helpers, why) in tried.items():
@@ -138,11 +144,19 @@ def _convert_with_legacy(module: cst.Module, names, config: Config) -> "_Convert
     return converter
 
 
+def _pipeline_call(stmt) -> Optional[cst.Call]:
+    """The ``Pipeline(...)`` call of a ``pipe = Pipeline(...)`` statement (a "with" pipeline's anchor)."""
+    if isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[0], cst.Assign):
+        return stmt.body[0].value if isinstance(stmt.body[0].value, cst.Call) else None
+    return None
+
+
 class _Converter:
     def __init__(self, module: cst.Module, names, config: Config, original: Optional[cst.Module] = None):
         self.module, self.names, self.config = module, names, config
         self.original = original if original is not None else module
         self.reasons: dict = {}  # pipeline name -> why it was not converted
+        self.cannot_inline: dict = {}  # pipeline name -> (helpers it calls, why they were not written into it)
         self._analysed = None
         self._new_numpy: Optional[str] = None
         self._pending_rewrites: dict = {}
@@ -225,6 +239,11 @@ class _Converter:
         drops: dict = {}
         for name, plan in plans.items():
             info, _, new_func = pipelines[name]
+            restart = external_source_rule.iterator_restart(info, plan)
+            if isinstance(restart, str):
+                plan.blockers.append((None, restart))
+            elif restart:
+                new_func = info.__dict__["_es_restart"]
             if plan.blockers:
                 self.left += 1
                 self.reasons[name] = [reason for _, reason in plan.blockers]
@@ -300,7 +319,12 @@ class _Converter:
             if dec is None:
                 continue
             seen_names.setdefault(func.name.value, []).append(func)
-            info = analyze(func, dec, self.names, self.catalog, helpers)
+            info = analyze(func, dec, self.names, self.catalog, helpers, module=self.module)
+            if self.parents.scope(func) is None and func.name.value in self.cannot_inline:
+                # the generic reason gives way to why these helpers could not be written in
+                called, why = self.cannot_inline[func.name.value]
+                generic = {helper_blocker([h]) for h in helpers}
+                info.blockers[:] = [helper_blocker(called, why), *(b for b in info.blockers if b not in generic)]
             if isinstance(self.parents.scope(func), cst.ClassDef):
                 info.blockers.append("pipeline defined as a method: convert by hand")
             # New names (reader, rng, ctx) need only avoid the module's names, not other pipelines' new ones.
@@ -380,7 +404,15 @@ class _Converter:
             reader_call = statements[info.reader_index].body[0].value
         # counted only if the pipeline is converted in the end (its uses may still stop it)
         self._pending_rewrites[info.name] = rewriter.count + 1
+        taken = set(ctx.taken)
         new_func = pipeline_rule.build(info, ctx, statements, returned, reader_call)
+        if isinstance(ctx.restart, str):
+            info.__dict__["_es_restart"] = ctx.restart
+        elif ctx.restart is not None:
+            # the form framework iterators drive (rules/external_source.py), with the same new names
+            again = copy.copy(ctx)
+            again.taken = taken
+            info.__dict__["_es_restart"] = pipeline_rule.build(info, again, statements, returned, reader_call, restart=True)
         for module_name in ctx.imports:
             self.imports.setdefault(module_name, None)
         return info, reader_call, new_func
@@ -585,6 +617,15 @@ class _Apply(cst.CSTTransformer):
         rule, site = entry
         self.conv.rewrites += 1
         return rule.rewrite(updated, call_sites._receiver(updated), site)
+
+    def leave_IfExp(self, original, updated):
+        # `out.as_cpu() if hasattr(out, "as_cpu") else out` over pipeline outputs (call_sites._host_copies)
+        entry = self.site_rewrites.get(id(original))
+        if entry is None:
+            return updated
+        rule, site = entry
+        self.conv.rewrites += 1
+        return rule.rewrite(updated, updated.body, site)
 
     def leave_SimpleStatementLine(self, original, updated):
         body = [

@@ -95,6 +95,12 @@ def _called_by_name(node: cst.CSTNode) -> set:
 def candidates(module: cst.Module, names) -> dict:
     """{name: FunctionDef} of the module's functions that build operators (themselves or through each
     other) and have the shape that can be inlined: defined once, plain ``def``, straight-line body."""
+    return {name: func for name, (func, why) in _building(module, names).items() if why is None}
+
+
+def _building(module: cst.Module, names) -> dict:
+    """{name: (FunctionDef, None or why it cannot be inlined)} of the module's functions that
+    build operators, themselves or through each other."""
     with_ops = helpers_with_ops(module, names)
     if not with_ops:
         return {}  # nothing builds operators, so nothing builds them through a call either
@@ -117,11 +123,14 @@ def candidates(module: cst.Module, names) -> dict:
     found: dict = {}
     for name in sorted(building):
         func = defs[name]
-        if once.get(name) != 1 or name in rebound or func.decorators or func.asynchronous is not None:
-            continue
-        if not isinstance(func.body, cst.IndentedBlock) or not _straight_line(legacy._body(func)):
-            continue
-        found[name] = func
+        why = None
+        if once.get(name) != 1 or name in rebound:
+            why = f"{name}() is bound more than once in the file"
+        elif func.decorators or func.asynchronous is not None:
+            why = f"{name}() is decorated or async"
+        elif not isinstance(func.body, cst.IndentedBlock) or not _straight_line(legacy._body(func)):
+            why = f"{name}() has loops, `with`, `try` or other blocks besides `if`: its operators are not written into the pipeline"
+        found[name] = (func, why)
     return found
 
 
@@ -132,8 +141,9 @@ def _params(func: cst.FunctionDef) -> set:
     }
 
 
-def _inline_into(func: cst.FunctionDef, helpers: dict, used: set) -> Optional[cst.FunctionDef]:
-    """``func`` with the helper calls of its body inlined; None when there are none or one cannot be."""
+def _inline_into(func: cst.FunctionDef, helpers: dict, used: set):
+    """``func`` with the helper calls of its body inlined; None when there are none; a str (why)
+    when one cannot be."""
     if not isinstance(func.body, cst.IndentedBlock):
         return None
     body = list(func.body.body)
@@ -144,8 +154,8 @@ def _inline_into(func: cst.FunctionDef, helpers: dict, used: set) -> Optional[cs
         return None  # the pipeline's own variable of that name is what it calls
     try:
         new_body = legacy._inline_helpers(body, helpers, params | set(legacy._SETTINGS), set(), used, method=False)
-    except legacy._NotSimple:
-        return None
+    except legacy._NotSimple as e:
+        return str(e)
     return func.with_changes(body=func.body.with_changes(body=new_body))
 
 
@@ -184,14 +194,15 @@ def _references(module: cst.Module, name: str, outside: set, spelled: _Spelled) 
 
 def inline(module: cst.Module, names, skip: set) -> tuple:
     """(module with helpers inlined into the module-level pipelines not in ``skip`` and the helpers
-    nothing else uses removed, {pipeline name: helper names it had inlined})."""
-    helpers = candidates(module, names)
-    if not helpers:
-        return module, {}
+    nothing else uses removed, {pipeline name: helper names it had inlined}, {pipeline name:
+    ([names of the helpers it calls], why they could not be written into it)})."""
+    building = _building(module, names)
+    helpers = {name: func for name, (func, why) in building.items() if why is None}
+    problems: dict = {}
     defined = _module_bindings(module)
     spelled = _Spelled()
     # read once: the removal below asks again of every statement that no inlining replaced
-    used = set().union(*(spelled.of(stmt)[1] for stmt in module.body))
+    used = set().union(*(spelled.of(stmt)[1] for stmt in module.body)) if helpers else set()
     inlined: dict = {}
     body = []
     for stmt in module.body:
@@ -201,13 +212,17 @@ def inline(module: cst.Module, names, skip: set) -> tuple:
             and defined.get(stmt.name.value) == 1
             and pipeline_decorator(stmt, names) is not None
         ):
-            new = _inline_into(stmt, helpers, used)
-            if new is not None:
+            called = sorted(name for name in _called_by_name(stmt) if name in building)
+            unfit = [building[name][1] for name in called if building[name][1] is not None]
+            new = _inline_into(stmt, helpers, used) if helpers and not unfit else None
+            if isinstance(new, str) or (new is None and unfit):
+                problems[stmt.name.value] = (called, new if isinstance(new, str) else unfit[0])
+            elif new is not None:
                 inlined[stmt.name.value] = legacy._reached([list(stmt.body.body)], helpers, method=False)
                 stmt = new
         body.append(stmt)
     if not inlined:
-        return module, {}
+        return module, {}, problems
     module = module.with_changes(body=body)
     # A helper every use of which was inlined goes: it would keep pipeline mode's imports alive.
     removable = set().union(*inlined.values())
@@ -222,4 +237,4 @@ def inline(module: cst.Module, names, skip: set) -> tuple:
         module = module.with_changes(
             body=[s for s in module.body if not (isinstance(s, cst.FunctionDef) and s.name.value in removable)]
         )
-    return module, inlined
+    return module, inlined, problems

@@ -46,7 +46,7 @@ from typing import Optional
 import libcst as cst
 import libcst.matchers as m
 
-from dali_migrate import cst_walk
+from dali_migrate import cst_walk, helper_hoisting
 from dali_migrate.cst_util import attr_chain, code, fresh_name, kwarg, names_in
 from dali_migrate.dali_imports import PIPELINE_CLASS
 
@@ -692,7 +692,7 @@ def _effective(cls: cst.ClassDef, classes: dict, names) -> _Effective:
         elif not (_is_docstring(stmt) or m.matches(stmt, m.SimpleStatementLine([m.Pass()]))):
             raise _NotSimple(f"{cls.name.value} has class attributes (only methods are converted): convert by hand")
     for f in methods.values():
-        if f.decorators or f.asynchronous is not None:
+        if (f.decorators and not (_is_static(f) and f.name.value not in _METHODS)) or f.asynchronous is not None:
             raise _NotSimple(f"{f.name.value}() is decorated or async")
     if len(cls.bases) != 1 or cls.keywords:
         raise _NotSimple("the class has several base classes")
@@ -784,6 +784,11 @@ def _check_helper_names(helpers: dict) -> None:
             raise _NotSimple(f"the class defines {name}(), which Python calls by itself: convert by hand")
 
 
+def _is_static(func: cst.FunctionDef) -> bool:
+    """``@staticmethod`` and no other decorator: called on self, it takes no self."""
+    return len(func.decorators) == 1 and m.matches(func.decorators[0].decorator, m.Name("staticmethod"))
+
+
 def _callee(call: cst.Call, helpers: dict, method: bool) -> Optional[str]:
     """The helper ``call`` calls: ``self.m(...)`` for methods (``method``), ``f(...)`` for functions."""
     func = call.func
@@ -842,7 +847,7 @@ def _bind_helper(func: cst.FunctionDef, call: cst.Call, method: bool = True) -> 
     if p.star_arg not in (cst.MaybeSentinel.DEFAULT, None) or p.star_kwarg is not None:
         raise _NotSimple(f"{func.name.value}() takes *args/**kwargs: convert by hand")
     positional = [*p.posonly_params, *p.params]
-    if method:
+    if method and not _is_static(func):
         if not positional or positional[0].name.value != "self":
             raise _NotSimple(f"{func.name.value}() does not take self first: convert by hand")
         positional = positional[1:]
@@ -946,11 +951,23 @@ def _inline_helpers(body: list, helpers: dict, outer: set, later: set, used: set
         if hit is None:
             called = _helper_calls_in([stmt], helpers, method)
             if called:
-                spelled = _spelled(called[0], method)
-                raise _NotSimple(
-                    f"{spelled}() is called inside an expression or a block: only a call that is a statement of its "
-                    f"own (`x = {spelled}(...)`, `return {spelled}(...)`) is inlined; convert by hand"
+                # `return helper(x), labels`: the call taken out into a statement of its own first
+                hoisted = helper_hoisting.hoist(
+                    stmt, lambda c: _callee(c, helpers, method) is not None, used,
+                    lambda c: f"{_callee(c, helpers, method)}_result",
                 )
+                if hoisted is None:
+                    spelled = _spelled(called[0], method)
+                    raise _NotSimple(
+                        f"{spelled}() is called inside a block, or inside an expression where taking it out would "
+                        f"change what runs first; convert by hand"
+                    )
+                stmts, temps = hoisted
+                inner = _inline_helpers(
+                    stmts, helpers, outer | _assigned(*out, *body), later | read_names(*body[i + 1 :]), used, stack, method
+                )
+                out.extend(helper_hoisting.fold(inner, temps))
+                continue
             out.append(stmt)
             continue
         kind, call, small = hit
@@ -962,7 +979,7 @@ def _inline_helpers(body: list, helpers: dict, outer: set, later: set, used: set
         hbody = _inline_helpers(_body(func), helpers, set(params), set(), used, (*stack, name), method)
         if any(_not_inlined(s) for s in hbody):
             raise _NotSimple(
-                f"{name}() defines functions or classes, uses global/nonlocal/del/import, yields or calls super(): convert by hand"
+                f"{name}() defines functions, lambdas or classes, uses global/nonlocal/del/import, yields or calls super(): convert by hand"
             )
         returned = None
         if hbody and m.matches(hbody[-1], m.SimpleStatementLine([m.Return()])):

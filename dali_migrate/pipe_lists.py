@@ -38,7 +38,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from dali_migrate import call_sites
-from dali_migrate.cst_util import code, dotted
+from dali_migrate.cst_util import code, dotted, one_line_statement
 from dali_migrate.rules.pipe_epoch_size import _SIMPLE
 
 #: methods of ``pipes[k]`` that convert (those of a pipeline whose outputs are not used)
@@ -191,7 +191,7 @@ def plan(comp: cst.ListComp, site, parents, module, pipe_rules, p) -> None:
             continue
         use = parents.statement(node)
         if not _plan_use(node, var, site, parents, pipe_rules, p):
-            p.blockers.append((use, f"the list of pipelines `{var}` is used here in a way dali-migrate cannot follow; convert by hand"))
+            p.blockers.append((use, f"the list of pipelines `{var}` is used here in a way dali-migrate cannot follow (`{one_line_statement(use)}`); convert by hand"))
 
 
 def _other_binding(node, parents) -> bool:
@@ -308,7 +308,7 @@ def plan_appended(node, site, parents, pipe_rules, p) -> bool:
             continue
         use = parents.statement(ref)
         if parents.span[id(ref)][0] < loop_end or not _plan_use(ref, lst, site, parents, pipe_rules, p):
-            p.blockers.append((use, f"the list of pipelines `{lst}` is used here in a way dali-migrate cannot follow; convert by hand"))
+            p.blockers.append((use, f"the list of pipelines `{lst}` is used here in a way dali-migrate cannot follow (`{one_line_statement(use)}`); convert by hand"))
     return True
 
 

@@ -14,7 +14,7 @@ from typing import Optional
 import libcst as cst
 import libcst.matchers as m
 
-from dali_migrate import cst_walk
+from dali_migrate import cst_walk, video_outputs
 from dali_migrate.catalog import Catalog, OpInfo
 from dali_migrate.cst_util import code, dotted, kwarg, names_in
 from dali_migrate.dali_imports import FN, MATH, DaliNames
@@ -59,6 +59,7 @@ class PipelineInfo:
     reader_index: Optional[int] = None
     reader_call: Optional[cst.Call] = None
     reader_op: Optional[OpInfo] = None
+    reader_outputs: Optional[int] = None  # how many outputs the reader call gives (None: cannot tell)
     returned: Optional[cst.BaseExpression] = None
     returns_tuple: bool = True  # False: one output, to be wrapped in a 1-tuple
     uses_gpu: bool = False
@@ -234,17 +235,18 @@ class _BodyScan(cst.CSTVisitor):
                 self._block(f"{dotted(node.func)}(...) is not converted automatically: convert this pipeline by hand")
             callee = dotted(node.func)
             if callee in self.helpers:
-                self._block(
-                    f"calls {callee}(), which builds DALI operators itself: such a function is written into the pipeline only "
-                    f"when it is straight-line code called as a statement of its own (`x = {callee}(...)`) and the pipeline "
-                    f"then converts; convert by hand"
-                )
+                self._block(helper_blocker([callee]))
             return
         if self.depth:
             self._block(f"fn.{op_path} is called inside a nested function or lambda: convert by hand")
         info = self.catalog.fn(op_path)
         if info is None:
-            self._block(f"fn.{op_path} is not a DALI {self.catalog.dali_version} operator known to dali-migrate")
+            self._block(
+                f"fn.{op_path} is not a DALI {self.catalog.dali_version} operator known to dali-migrate (a plugin's, "
+                f"loaded with plugin_manager.load_library, or another DALI version's): its outputs and devices cannot be "
+                f"told; dynamic mode has a plugin's operators (ndd.{op_path}) only where the plugin is loaded before "
+                f"dynamic mode is first imported (it makes its operators once, at import): convert by hand"
+            )
             return
         if any(a.star for a in node.args):
             self._block(f"fn.{op_path} is called with *args/**kwargs: cannot see its arguments, convert by hand")
@@ -263,6 +265,19 @@ class _BodyScan(cst.CSTVisitor):
             op = q[len(FN) + 1 :]
             if self.catalog.fn(op) is not None:
                 self._block(f"fn.{op} is used as a value, not called: convert by hand")
+
+
+def helper_blocker(callees: list, why: Optional[str] = None) -> str:
+    """Why a pipeline that calls module-level functions building operators is not converted:
+    ``why`` they could not be written into it (helper_inlining.py), where that is known."""
+    spelled = ", ".join(f"{c}()" for c in callees)
+    builds = "builds DALI operators itself" if len(callees) == 1 else "build DALI operators themselves"
+    if why is not None:
+        return f"calls {spelled}, which {builds} and cannot be written into the pipeline: {why}"
+    return (
+        f"calls {spelled}, which {builds}: such a function is written into the pipeline only when it is "
+        f"straight-line code and the pipeline then converts; convert by hand"
+    )
 
 
 def _helpers_with_ops(module: cst.Module, names: DaliNames) -> dict:
@@ -319,7 +334,49 @@ def _param_names(params: cst.Parameters) -> set:
     return found
 
 
-def analyze(func: cst.FunctionDef, dec: cst.Decorator, names: DaliNames, catalog: Catalog, helpers: dict) -> PipelineInfo:
+def _same_outside(key: str, info: PipelineInfo, func: cst.FunctionDef, module) -> bool:
+    """Does the module-level ``key`` a pipeline at module level reads always hold what the converted
+    function's ``key=`` parameter gets? The module binds it once, to the decorator's literal, and
+    every mention of the pipeline is a call that passes no other value."""
+    default = info.settings.get(key)
+    if module is None or func not in module.body or not _plain_literal(default):
+        return False
+    binds = [
+        s for s in module.body
+        if key in _assigned_names(s) or isinstance(s, (cst.FunctionDef, cst.ClassDef)) and s.name.value == key
+        or isinstance(s, cst.SimpleStatementLine) and any(isinstance(b, (cst.Import, cst.ImportFrom)) for b in s.body)
+        and key in names_in(s)
+    ]
+    if len(binds) != 1 or not isinstance(binds[0], cst.SimpleStatementLine) or len(binds[0].body) != 1:
+        return False
+    assign = binds[0].body[0]
+    if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name)
+            and assign.value.deep_equals(default)):
+        return False
+    name = func.name.value
+    stack = [(module, None)]
+    while stack:
+        node, parent = stack.pop()
+        if type(node) in (cst.Global, cst.Nonlocal) and any(g.name.value == key for g in node.names):
+            return False
+        if type(node) is cst.Name and node.value == name and node is not func.name:
+            if not (isinstance(parent, cst.Call) and parent.func is node):
+                return False  # passed on: called elsewhere with anything
+            if any(a.star or a.keyword is not None and a.keyword.value == key for a in parent.args):
+                return False
+        stack.extend((child, node) for child in cst_walk.children(node))
+    return True
+
+
+def _plain_literal(expr) -> bool:
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        expr = expr.expression
+    return isinstance(expr, (cst.Integer, cst.Float, cst.SimpleString)) or (
+        isinstance(expr, cst.Name) and expr.value in ("True", "False", "None")
+    )
+
+
+def analyze(func: cst.FunctionDef, dec: cst.Decorator, names: DaliNames, catalog: Catalog, helpers: dict, module=None) -> PipelineInfo:
     info = PipelineInfo(func=func, decorator=dec, settings={})
     _decorator_settings(dec, info)
     if len(func.decorators) > 1:
@@ -341,6 +398,20 @@ def analyze(func: cst.FunctionDef, dec: cst.Decorator, names: DaliNames, catalog
     ) + sorted(p for p in set(info.bound_settings.values()) & set(SETTINGS) if info.bound_settings.get(p) != p)
     if clash:
         info.blockers.append(f"parameter(s) {', '.join(clash)} clash with the pipeline settings the converted function takes")
+    # The converted function takes the settings as parameters: where the body reads one of their
+    # names from outside (a module's `batch_size = 1` beside @pipeline_def(batch_size=4)), it would
+    # read the parameter. (A default that is that very name, batch_size=batch_size, reads the same.)
+    hidden = sorted(
+        k for k in (cst_walk.variables(func.body) - _assigned_names(func.body)) & set(SETTINGS) - params
+        if k not in info.bound_settings and k not in info.computed_settings
+        and not (isinstance(info.settings.get(k), cst.Name) and info.settings[k].value == k)
+        and not _same_outside(k, info, func, module)
+    )
+    if hidden:
+        info.blockers.append(
+            f"the pipeline reads `{hidden[0]}` from outside it, which the converted function's {hidden[0]}= parameter "
+            "would hide: rename that variable, or convert by hand"
+        )
 
     if not isinstance(func.body, cst.IndentedBlock):
         info.blockers.append("one-line pipeline function: convert by hand")
@@ -394,10 +465,11 @@ def analyze(func: cst.FunctionDef, dec: cst.Decorator, names: DaliNames, catalog
             info.blockers.append(
                 f"fn.{op.fn_name} must be assigned on a line of its own at the top level of the pipeline to be converted"
             )
+        info.reader_outputs = reader_outputs(call, op)
         if (
             info.reader_index is not None
             and isinstance(body[info.reader_index].body[0].targets[0].target, cst.Name)
-            and op.num_outputs is None
+            and info.reader_outputs is None
             and op.reader_class != "TFRecord"
         ):
             # A pipeline gives one DataNode or a list, depending on the arguments; next_epoch always
@@ -408,7 +480,12 @@ def analyze(func: cst.FunctionDef, dec: cst.Decorator, names: DaliNames, catalog
             )
         if kwarg(call, "device") is not None and info.reader_index is not None:
             dev = kwarg(call, "device").value
-            if not (isinstance(dev, cst.SimpleString) and dev.evaluated_value == "cpu"):
+            literal = dev.evaluated_value if isinstance(dev, cst.SimpleString) else None
+            # A video reader on the GPU (the legacy ones have no other device) runs as the pipeline ran
+            # it: next_epoch gets the pipeline's EvalContext (rules/pipeline_def.reader_needs_context).
+            # Other GPU readers stay with a person until a GPU case checks them.
+            gpu_video = literal == "gpu" and op.schema in video_outputs.SCHEMAS and "gpu" in op.devices
+            if literal != "cpu" and not gpu_video:
                 info.blockers.append(f"fn.{op.fn_name} with device= other than \"cpu\": convert by hand")
 
     _classify(info, params)
@@ -484,12 +561,31 @@ def _classify_return(info: PipelineInfo, catalog: Catalog, names: DaliNames) -> 
             return
         kind = _value_kind(binding, catalog, names, info)
         if kind is None:
-            info.blockers.append(f"cannot tell whether `{value.value}` is one output or several: convert by hand")
+            unknown_op = isinstance(binding, cst.Call) and names.fn_op(binding.func) is not None and catalog.fn(names.fn_op(binding.func)) is None
+            if not unknown_op:  # an operator the catalog lacks has its own blocker, which says why
+                info.blockers.append(f"cannot tell whether `{value.value}` is one output or several: convert by hand")
+            return
+        if kind == "tuple" and binding is info.reader_call and not _synthetic(info.decorator):
+            # A reader's outputs are a list; @pipeline_def takes a returned list as one output and
+            # refuses it at build (nested DataNode), where a Pipeline's define_graph took its items.
+            info.blockers.append(
+                f"the pipeline returns `{value.value}`, the list of a reader's outputs, which @pipeline_def refuses "
+                f"at build (a nested DataNode): unpack the reader's outputs (`a, b = fn.readers...(...)`, "
+                f"`return a, b`), then convert"
+            )
             return
         info.returns_tuple = kind == "tuple"
         return
     # Arithmetic, attribute calls (.gpu()), subscripts: one DataNode.
     info.returns_tuple = False
+
+
+def _synthetic(dec: cst.Decorator) -> bool:
+    """Is this the decorator legacy.py gives a converted Pipeline subclass or `with pipe:` graph?"""
+    from dali_migrate.legacy import SYNTHETIC_DECORATOR
+
+    target = dec.decorator.func if isinstance(dec.decorator, cst.Call) else dec.decorator
+    return m.matches(target, m.Name(SYNTHETIC_DECORATOR))
 
 
 def _binding_of(info: PipelineInfo, name: str) -> Optional[cst.BaseExpression]:
@@ -525,7 +621,8 @@ def _value_kind(value: cst.BaseExpression, catalog: Catalog, names: DaliNames, i
             if op_info is None:
                 return None
             if op_info.is_reader:
-                return "tuple"
+                # a reader of one output is unpacked in the converted loop (`for (x,) in ...`)
+                return "single" if reader_outputs(value, op_info) == 1 else "tuple"
             return "single" if _call_outputs(value, op_info) == 1 else None
         if m.matches(value.func, m.Attribute(attr=m.Name("gpu") | m.Name("cpu"))):
             return "single"
@@ -535,11 +632,22 @@ def _value_kind(value: cst.BaseExpression, catalog: Catalog, names: DaliNames, i
     return None
 
 
+def reader_outputs(call: cst.Call, op: OpInfo) -> Optional[int]:
+    """How many outputs this reader call gives: fixed by the reader, or, for the video readers,
+    told by the arguments as written (video_outputs.py); else None."""
+    if op.num_outputs is not None:
+        return op.num_outputs
+    return video_outputs.count(call, op.schema) if op.schema in video_outputs.SCHEMAS else None
+
+
 def _call_outputs(call: cst.Call, op: OpInfo) -> Optional[int]:
     """How many outputs this call gives, or None when its arguments may change the count: an
     argument that changes it (resize's save_attrs) counts only when given as its default literal."""
     if op.num_outputs is not None:
         return op.num_outputs
+    if op.schema in video_outputs.SCHEMAS:
+        # labels= adds an output or not depending on the source given: the probes cannot tell
+        return video_outputs.count(call, op.schema)
     if op.default_num_outputs is None or any(arg.star == "**" for arg in call.args):
         return None
     defaults = dict(op.num_outputs_args)

@@ -37,6 +37,9 @@ class PipelineContext:
     #: statements at the start of every iteration, before the operators: they fetch the
     #: iteration's external data, and ``return`` where the pipeline raised StopIteration
     draws: list = dataclasses.field(default_factory=list)
+    #: the external-source rule's form of the loop for an iterator that resets the pipeline (a
+    #: ``rules.external_source.Restart``), or why it has none (a str); None: no external source
+    restart: object = None
     #: statement index -> statements to run before the loop at that statement's place (Python
     #: calls the pipeline evaluated once, when it was built: rules/build_time_calls.py)
     before_statement: dict = dataclasses.field(default_factory=dict)

@@ -41,6 +41,7 @@ EXAMPLES = {
     "batch-as-tensor": ("call_sites_tensorlist", "images.as_tensor()", "ndd.as_tensor(images)"),
     "batch-cpu": ("call_sites_tensorlist", "images.as_cpu()", "images.cpu()"),
     "batch-len": ("call_sites_tensorlist", "len(images)", "images.batch_size"),
+    "batch-layout": ("sample_as_cpu_numpy", "original.layout()", '(original.layout or "")'),
     "batch-device-check": ("pipeline_passed_to_function", "type(out) == backend.TensorListGPU", 'out.device.device_type == "gpu"'),
     "batch-select": ("call_sites_tensorlist", "images.at(0)", "images.select(0)"),
     "batch-shape": ("call_sites_tensorlist", "images.shape()", "shapes = images.shape\n"),

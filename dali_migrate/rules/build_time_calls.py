@@ -158,7 +158,9 @@ def plan(info, names, taken: set, numpy_names: set, helpers: set, avoid: Optiona
         if index in info.setup or index == info.reader_index:
             continue
         found = []
-        _collect(stmt, calls, found, skip_tests=info.conditionals)
+        # the returned expression is looked at as a statement: its own call may be what it is
+        # (`return fn.external_source(source=Source())`: the source is the rule's, not evaluated here)
+        _collect(cst.Expr(stmt) if isinstance(stmt, cst.BaseExpression) else stmt, calls, found, skip_tests=info.conditionals)
         if not found:
             continue
         if not isinstance(stmt, (cst.SimpleStatementLine, cst.BaseExpression)) or info.conditionals:

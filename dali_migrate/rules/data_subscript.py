@@ -3,8 +3,10 @@
 In a pipeline, subscripting a DataNode slices every sample (``images[10:20, 5:15]`` crops each
 image); an ``ndd.Batch`` cannot be subscripted (``TypeError``) and spells the same per-sample
 slicing ``batch.slice[...]``. The value must be seen to be DALI data: an operator's result, or a
-name only ever assigned such results in the pipeline. A subscript of a per-iteration name that
-may hold something else (a list of outputs, say) stops the conversion with a marker.
+name only ever assigned such results in the pipeline. An operator of several outputs gives a
+list (``output = fn.readers.file(...)``; in the converted loop the tuple next_epoch yields):
+``output[1]`` picks an item and stays as it is. A subscript of a per-iteration name that may hold
+something else stops the conversion with a marker.
 """
 
 from __future__ import annotations
@@ -47,7 +49,8 @@ def _is_data(expr, names, data: set) -> bool:
     if isinstance(expr, cst.Call):
         op = names.fn_op(expr.func)
         if op is not None:
-            return "tfrecord" not in op  # the TFRecord reader gives a dict of DataNodes
+            # the TFRecord reader gives a dict of DataNodes, an operator of several outputs a list
+            return "tfrecord" not in op and not _several_outputs(expr, op)
         q = names.qualify(expr.func) or ""
         if q.startswith("nvidia.dali.math."):
             return True
@@ -64,6 +67,34 @@ def _is_data(expr, names, data: set) -> bool:
     return False
 
 
+def _several_outputs(call: cst.Call, op: str) -> bool:
+    """Does this operator call give a list of outputs (a reader's `output = fn.readers.video(...)`)?"""
+    from dali_migrate import catalog
+    from dali_migrate.pipeline_analysis import _call_outputs, reader_outputs
+
+    info = catalog.load().fn(op)
+    if info is None:
+        return False
+    n = reader_outputs(call, info) if info.is_reader else _call_outputs(call, info)
+    return n is not None and n > 1
+
+
+def _output_lists(assigns: list, names) -> set:
+    """Names only ever bound, whole, to the list of outputs of one operator call."""
+    lists, other = set(), set()
+    for targets, value in assigns:
+        several = _several_call(value, names)
+        for t in targets:
+            (lists if several and isinstance(t, cst.Name) else other).update(_target_names(t))
+    return lists - other
+
+
+def _list_item(sub: cst.Subscript, lists: set) -> bool:
+    """``output[1]`` on such a list: an item (the tuple next_epoch yields has the same ones)."""
+    return (isinstance(sub.value, cst.Name) and sub.value.value in lists and len(sub.slice) == 1
+            and isinstance(sub.slice[0].slice, cst.Index) and isinstance(sub.slice[0].slice.value, cst.Integer))
+
+
 def data_names(info, names, assigns: Optional[list] = None) -> tuple:
     """(names only ever bound to DALI data in the pipeline, names bound to data and to other values).
 
@@ -71,21 +102,35 @@ def data_names(info, names, assigns: Optional[list] = None) -> tuple:
     if assigns is None:
         assigns = list(_assignments(info))
     data: set = set()
+
+    def bound_to_data(target, value) -> bool:
+        # an operator's list of outputs unpacked (`jpegs, labels = fn.readers.file(...)`) gives data
+        if isinstance(target, (cst.Tuple, cst.List)) and _several_call(value, names):
+            return True
+        return _is_data(value, names, data)
+
     changed = True
     while changed:
         changed = False
         for targets, value in assigns:
-            if value is not None and _is_data(value, names, data):
-                for t in targets:
+            if value is None:
+                continue
+            for t in targets:
+                if bound_to_data(t, value):
                     for n in _target_names(t):
                         if n not in data:
                             data.add(n)
                             changed = True
     mixed = {
-        n for targets, value in assigns if value is None or not _is_data(value, names, data)
-        for t in targets for n in _target_names(t) if n in data
+        n for targets, value in assigns for t in targets if value is None or not bound_to_data(t, value)
+        for n in _target_names(t) if n in data
     }
     return data - mixed, mixed
+
+
+def _several_call(value, names) -> bool:
+    op = names.fn_op(value.func) if isinstance(value, cst.Call) else None
+    return op is not None and _several_outputs(value, op)
 
 
 def _subscripts(info):
@@ -103,8 +148,9 @@ def blocker(info, names) -> Optional[str]:
     assigns = list(_assignments(info))
     data, mixed = data_names(info, names, assigns)
     per_iteration = _per_iteration_names(assigns, info)
+    lists = _output_lists(assigns, names)
     for sub in subscripts:
-        if _is_data(sub.value, names, data) or _by_key(sub):
+        if _is_data(sub.value, names, data) or _by_key(sub) or _list_item(sub, lists):
             continue
         used = cst_walk.names(sub.value)
         if used & mixed or (used - info.setup_names - data) & per_iteration:

@@ -39,7 +39,8 @@ that is empty ends the pipeline. ``cycle="raise"``: it is rewound, and the pipel
 
 When a source ends (StopIteration), ``pipe.run()`` raised StopIteration; the converted generator
 ends, so ``next()`` raises it too (and again on every later call, as ``pipe.run()`` does until
-``pipe.reset()``, which is not converted). The epoch index is 0 throughout for the same reason.
+``pipe.reset()``, which is not converted: see the restartable form below for iterators). The
+epoch index is 0 throughout for the same reason.
 Sources run when ``next()`` asks for their batch, not ``prefetch_queue_depth`` batches ahead, and
 ``parallel=True`` sources run in this process: the same data, at other times. ``dtype=`` becomes
 ``as_batch(dtype=...)``, which converts where the pipeline checked: the same for valid data.
@@ -49,6 +50,26 @@ fn.external_source(input_data, batch=False)``, called as ``example(lambda: ...)`
 what the file's calls of the pipeline pass, where every mention of the pipeline is such a call and
 all of them pass sources of one kind, called with as many arguments (lambdas, functions or
 generator functions of the file, lists...); the converted generator takes it as the same parameter.
+So does a parameter of the function that builds the pipeline (``with pipe:`` in
+``def ExternalSourcePipeline(..., external_data)``). An object of a class of the file has the kind
+its methods give (``__iter__`` / ``__getitem__``: iterable; ``__call__``: callable, or a generator
+function where it yields), made in the pipeline (``source=Reader(...)``), by the function that
+builds it (a class that function defines too), or at module level (``eii = ExternalInputIterator(...)``).
+An object other code can see (one made at module level, or one the building function uses
+elsewhere) is converted only where a framework iterator drives the pipeline (below): a pipeline
+draws ``prefetch_queue_depth`` batches ahead, a plain generator one per ``next()``, so that code
+would see it at other points.
+
+A pipeline given to a framework iterator of the file (``rules/torch_iterator.py``) takes the form
+an iterator resets (:class:`Restart`): where the pipeline raised StopIteration, the generator
+yields None, and the next ``next()`` starts the sources' next epoch as ``pipe.reset()`` did
+(callables from iteration 0 with the next epoch index; iterables and generators go on with the
+iterator made once). The emitted ``PrefetchedPipeline`` keeps the pipeline's queue over it, and the
+iterator class calls it where DALI's iterator calls the pipeline (``schedule_run``,
+``share_outputs``, ``reset``): the same batches make each epoch, the sources run at the same points.
+Not for a source beside a reader (where the source ends, DALI's pipeline does not run the reader,
+the converted loop has read its batch), ``parallel=True`` sources (DALI's worker pool keeps what it
+prefetched across ``reset()``), sources fed from outside, or a pipeline the file also runs itself.
 
 An external source fed by a converted Pipeline subclass's ``iter_setup()`` (``dali_migrate/legacy.py``
 synthesizes it with the batch that ``feed_input`` got) becomes ``ndd.as_batch(<that batch>, ...)``.
@@ -210,31 +231,189 @@ def source_kind(expr, module, pipeline=None):
             if d.params.star_arg not in (None, cst.MaybeSentinel.DEFAULT) or any(p.default is not None for p in d.params.params):
                 return f"source {expr.value}() has *args or defaults: cannot tell how DALI calls it"
             return ("callable", _positional_count(d, False))
+        if d is None:
+            found = _outer_source(expr.value, module, pipeline)
+            if found is not None:
+                return found
         if d is None and _module_instance(module, expr.value):
-            return (
-                f"the source `{expr.value}` is an object made at module level, which every pipeline made from this "
-                "code shares: a pipeline draws from it prefetch_queue_depth batches ahead, the converted generator one "
-                f"batch per next(), so they would interleave differently; make it in the pipeline "
-                f"(source={_module_instance(module, expr.value)}(...)) or convert by hand"
-            )
+            return _shared_reason(expr.value, _module_instance(module, expr.value))
     if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name):
-        d = _top_def(module, expr.func.value)
-        if isinstance(d, cst.ClassDef) and all(_is_name(b.value, "object") for b in d.bases) and not d.decorators and not d.keywords:
-            methods = {f.name.value: f for f in d.body.body if isinstance(f, cst.FunctionDef)}
-            if "__iter__" in methods or "__getitem__" in methods:
-                if "__call__" in methods:
-                    return f"source {expr.func.value} is both iterable and callable: convert by hand"
-                return ("iterable", None)
-            if "__call__" in methods:
-                call = methods["__call__"]
-                if call.decorators or call.params.star_arg not in (None, cst.MaybeSentinel.DEFAULT) or any(
-                    p.default is not None for p in call.params.params
-                ):
-                    return f"source {expr.func.value}.__call__ has *args, defaults or decorators: convert by hand"
-                if _has_yield(call):
-                    return ("generator_function", None)
-                return ("callable", _positional_count(call, True))
+        d = _class_def(expr.func.value, module, pipeline)
+        if d is not None:
+            kind = _class_kind(d, expr.func.value)
+            if kind is not None:
+                return kind
     return f"cannot tell whether the source `{one_line(expr)}` is a callable, an iterable or a generator function: convert by hand"
+
+
+def _shared_reason(name: str, cls: str) -> str:
+    return (
+        f"the source `{name}` is an object made at module level, which every pipeline made from this "
+        "code shares: a pipeline draws from it prefetch_queue_depth batches ahead, the converted generator one "
+        f"batch per next(), so they would interleave differently; make it in the pipeline "
+        f"(source={cls}(...)) or convert by hand"
+    )
+
+
+#: protocol methods that decide how DALI takes a source
+_PROTOCOL = frozenset({"__iter__", "__getitem__", "__call__", "__next__"})
+
+
+def _class_kind(d: cst.ClassDef, label: str):
+    """The kind of an instance of the file's class ``d``, as DALI tells it (``__iter__`` or
+    ``__getitem__``: an iterable; ``__call__``: a callable, or a generator function where it
+    yields), None where its methods do not tell (no such method, a base class), or a reason."""
+    if not all(_is_name(b.value, "object") for b in d.bases) or d.decorators or d.keywords:
+        return None
+    methods = {f.name.value: f for f in d.body.body if isinstance(f, cst.FunctionDef)}
+    assigned = {
+        t.target.value
+        for s in d.body.body if isinstance(s, cst.SimpleStatementLine)
+        for small in s.body if isinstance(small, cst.Assign)
+        for t in small.targets if isinstance(t.target, cst.Name)
+    }
+    if assigned & _PROTOCOL:
+        # `__iter__ = other`: a protocol method this reading does not see
+        return f"source {label}: its class binds {sorted(assigned & _PROTOCOL)[0]} by assignment: convert by hand"
+    if "__iter__" in methods or "__getitem__" in methods:
+        if "__call__" in methods:
+            return f"source {label} is both iterable and callable: convert by hand"
+        return ("iterable", None)
+    if "__call__" in methods:
+        call = methods["__call__"]
+        if call.decorators or call.params.star_arg not in (None, cst.MaybeSentinel.DEFAULT) or any(
+            p.default is not None for p in call.params.params
+        ):
+            return f"source {label}.__call__ has *args, defaults or decorators: convert by hand"
+        if _has_yield(call):
+            return ("generator_function", None)
+        return ("callable", _positional_count(call, True))
+    return None
+
+
+def _enclosing(module, func) -> Optional[cst.FunctionDef]:
+    """The function whose body holds ``func`` as one of its statements (a pipeline built in a
+    function: ``with pipe:`` there, or a nested ``@pipeline_def``), else None."""
+    if module is None or func is None:
+        return None
+    for node in cst_walk.walk(module):
+        if type(node) is cst.FunctionDef and any(s is func for s in node.body.body):
+            return node
+    return None
+
+
+def _class_def(name: str, module, pipeline) -> Optional[cst.ClassDef]:
+    """The file's class ``name``: a top-level one, or one the function that holds the pipeline
+    defines in its body (bound nowhere else in that function)."""
+    d = _top_def(module, name)
+    if isinstance(d, cst.ClassDef):
+        outer = _enclosing(module, pipeline)
+        return d if outer is None or _binding_count(outer, name) == 0 else None
+    if d is not None:
+        return None
+    outer = _enclosing(module, pipeline)
+    if outer is None or _binding_count(outer, name) != 1:
+        return None
+    found = [s for s in outer.body.body if isinstance(s, cst.ClassDef) and s.name.value == name]
+    return found[0] if found else None
+
+
+def _binding_count(root, name: str) -> int:
+    """How many times ``name`` is bound under ``root`` (a ``global``/``nonlocal`` counts as many)."""
+    count = 0
+
+    def target(t):
+        nonlocal count
+        if isinstance(t, cst.Name):
+            count += t.value == name
+        elif isinstance(t, (cst.Tuple, cst.List)):
+            for e in t.elements:
+                target(e.value)
+        elif isinstance(t, cst.StarredElement):
+            target(t.value)
+
+    for n in cst_walk.walk(root):
+        tp = type(n)
+        if tp is cst.AssignTarget:
+            target(n.target)
+        elif tp in (cst.AnnAssign, cst.AugAssign, cst.NamedExpr, cst.For, cst.CompFor):
+            target(n.target)
+        elif tp is cst.AsName:
+            target(n.name)
+        elif tp in (cst.FunctionDef, cst.ClassDef) and n is not root:
+            count += n.name.value == name
+        elif tp is cst.ImportAlias and n.asname is None:
+            count += code(n.name).split(".")[0] == name
+        elif tp in (cst.Global, cst.Nonlocal) and any(g.name.value == name for g in n.names):
+            count += 100
+        elif tp is cst.Del:
+            count += name in cst_walk.names(n.target)
+    return count
+
+
+def _instance(value, name: str, module, pipeline) -> Optional[cst.ClassDef]:
+    """The file's class that ``value`` (the expression ``name`` is assigned) makes an instance of."""
+    if isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
+        return _class_def(value.func.value, module, pipeline)
+    return None
+
+
+def _outer_source(name: str, module, pipeline):
+    """The kind of a source the pipeline finds outside itself by name: an instance of a class of
+    the file made at module level (marked shared: see _Source.shared) or by the function that holds
+    the pipeline, or that function's parameter (the kind its callers pass); None where neither."""
+    if module is None:
+        return None
+    if pipeline is not None and (name in _param_names(pipeline) or name in _bound_names(pipeline.body)):
+        return None
+    outer = _enclosing(module, pipeline)
+    if outer is not None:
+        if name in _param_names(outer):
+            if _synthesized(outer):
+                return None
+            return _parameter_kind(name, module, outer)
+        if _binding_count(outer, name) == 0:
+            outer = None  # a module-level name
+        else:
+            found = [
+                small.value
+                for s in outer.body.body if isinstance(s, cst.SimpleStatementLine)
+                for small in s.body if isinstance(small, cst.Assign) and len(small.targets) == 1
+                and _is_name(small.targets[0].target, name)
+            ]
+            if len(found) != 1 or _binding_count(outer, name) != 1:
+                return None
+            cls = _instance(found[0], name, module, pipeline)
+            kind = _class_kind(cls, name) if cls is not None else None
+            if not isinstance(kind, tuple):
+                return kind
+            # Other code of the function that sees the object sees when the pipeline draws from it.
+            uses = sum(1 for n in cst_walk.walk(outer) if type(n) is cst.Name and n.value == name)
+            inside = sum(1 for n in cst_walk.walk(pipeline) if type(n) is cst.Name and n.value == name)
+            return kind if uses - inside == 1 else (*kind, _local_shared_reason(name))
+    if outer is None:
+        found = [
+            small.value
+            for s in module.body if isinstance(s, cst.SimpleStatementLine)
+            for small in s.body if isinstance(small, cst.Assign) and len(small.targets) == 1
+            and _is_name(small.targets[0].target, name)
+        ]
+        if len(found) != 1 or _binding_count(module, name) != 1:
+            return None
+        cls = _instance(found[0], name, module, None)
+        kind = _class_kind(cls, name) if cls is not None else None
+        if isinstance(kind, tuple):
+            return (*kind, _shared_reason(name, cls.name.value))
+        return kind
+    return None
+
+
+def _local_shared_reason(name: str) -> str:
+    return (
+        f"the source `{name}` is used by other code of the function that makes the pipeline: a pipeline draws "
+        "from it prefetch_queue_depth batches ahead, the converted generator one batch per next(), so that code "
+        "would see it at another point; convert by hand"
+    )
 
 
 def _synthesized(func) -> bool:
@@ -387,6 +566,10 @@ class _Source:
     parallel: bool
     cycle: Optional[str]  # None, "quiet" or "raise"
     outputs: Optional[int]  # num_outputs, None for a single output
+    #: why the source cannot be drawn one batch per next(): other code sees the object (None: it
+    #: can). An iterator that drives the converted pipeline as DALI's does (PrefetchedPipeline)
+    #: draws when the pipeline drew, so there it is converted.
+    shared: Optional[str] = None
 
 
 def _string_literal(expr) -> Optional[str]:
@@ -497,7 +680,7 @@ def _plan(call, ctx):
         return "fn.external_source(batch=False) needs a callable source"
     if kind[0] == "callable" and cycle is not None:
         return "fn.external_source(cycle=...) with a callable source (DALI rejects that)"
-    return _Source(call, kind[0], kind[1], batch, batch_info, parallel, cycle, outputs)
+    return _Source(call, kind[0], kind[1], batch, batch_info, parallel, cycle, outputs, kind[2] if len(kind) > 2 else None)
 
 
 def _per_output(call, key: str, outputs: Optional[int]):
@@ -742,6 +925,44 @@ def _reads(node) -> set:
     return found
 
 
+#: call-site rules that make a framework iterator over the pipeline (rules/torch_iterator.py),
+#: and those that may come with it: the base of a class derived from it, ``pipe.build()``
+_ITERATORS = ("torch-iterator", "paddle-iterator", "jax-iterator")
+_WITH_ITERATORS = frozenset({*(f"{i}-base" for i in _ITERATORS), "pipe-build", "pipe-device-id"})
+
+
+def iterator_restart(info, plan):
+    """How the engine converts a pipeline with external sources, given its call-site ``plan``:
+    True where framework iterators of the file drive it (the Restart form: they reset it as
+    DALI's do), None where it stays a plain generator, or why it cannot be converted (a str)."""
+    sources = info.__dict__.get("_es_sources")
+    if sources is None:
+        return None
+    used = {rule.id for rule, _ in plan.rewrites.values()}
+    if not used & set(_ITERATORS):
+        shared = next((s.shared for s in sources if s.shared), None)
+        return f"fn.external_source: {shared}" if shared else None
+    other = used - set(_ITERATORS) - _WITH_ITERATORS
+    reason = restart_blocker(info)
+    if reason:
+        return f"fn.external_source: {reason}"
+    if other:
+        return (
+            "a pipeline with fn.external_source that the file both gives to a framework iterator and uses otherwise "
+            f"({', '.join(sorted(other))}): its converted generator has one form for either; convert by hand"
+        )
+    return True
+
+
+def restart_blocker(info) -> Optional[str]:
+    """Why a framework iterator cannot drive this converted pipeline with external sources as
+    DALI's iterators do (None: it can)."""
+    restart = info.__dict__.get("_es_restart")  # (the engine keeps the Restart form built, or the reason)
+    if isinstance(restart, str):
+        return restart
+    return None if isinstance(restart, cst.FunctionDef) else "the pipeline's restartable form was not made"
+
+
 def _blocker(call, op, ctx):
     if op.fn_name != "external_source":
         return None
@@ -758,8 +979,9 @@ def _blocker(call, op, ctx):
     return None
 
 
-def _iterator(s: _Source, src: str, ctx) -> str:
-    """An expression that gives the source's batches, one per next(), as the pipeline draws them."""
+def _iterator(s: _Source, src: str, ctx, epoch: str = "0") -> str:
+    """An expression that gives the source's batches, one per next(), as the pipeline draws them
+    (``epoch``: the epoch index a callable gets in its BatchInfo / SampleInfo)."""
     if s.kind == "iterable":
         return f"iter({src})"
     if s.kind == "generator_function":
@@ -767,13 +989,81 @@ def _iterator(s: _Source, src: str, ctx) -> str:
     count = ctx.need_import("itertools")
     if not s.batch:
         types = ctx.types_module()
-        arg = f"{types}.SampleInfo(i * {ctx.batch_size} + j, j, i, 0)" if s.nargs else ""
+        arg = f"{types}.SampleInfo(i * {ctx.batch_size} + j, j, i, {epoch})" if s.nargs else ""
         return f"map(lambda i: [{src}({arg}) for j in range({ctx.batch_size})], {count}.count())"
     if s.nargs == 0:
         return f"map(lambda i: {src}(), {count}.count())"
     if s.batch_info:
-        return f"map(lambda i: {src}({ctx.types_module()}.BatchInfo(i, 0)), {count}.count())"
+        return f"map(lambda i: {src}({ctx.types_module()}.BatchInfo(i, {epoch})), {count}.count())"
     return f"map({src}, {count}.count())"
+
+
+def _uses_epoch(s: _Source) -> bool:
+    """Does DALI pass the callable the epoch index (a BatchInfo, a SampleInfo)?"""
+    return s.kind == "callable" and bool(s.nargs) and (s.batch_info or not s.batch)
+
+
+@dataclasses.dataclass
+class Restart:
+    """The converted generator's form for an iterator that resets the pipeline (``pipeline_def.build``
+    with ``restart=True``, used where ``torch_iterator`` emits ``PrefetchedPipeline``): where the
+    pipeline raised StopIteration it yields None, and the next ``next()`` starts the sources' next
+    epoch as ``pipe.reset()`` did: a callable is called from iteration 0 again with the next epoch
+    index (DALI's ``reset_indices``, ``epoch_idx + 1``); an iterable or a generator goes on with
+    the iterator DALI made once (``iter()`` is not called again: a spent one gives nothing)."""
+
+    setup: list  # before the loop, in place of the plain form's (ctx.loop_setup)
+    draws: list  # at the start of each iteration, in place of ctx.draws
+    again: list  # after the `yield None`: what pipe.reset() resets
+
+
+#: the comment of the `yield None` of a restartable converted pipeline
+END_COMMENT = "# the source's end: pipe.run() raised StopIteration here; next() starts it again, as after pipe.reset()"
+
+
+def end_block(again: list, indent: str = "") -> str:
+    """The lines that end an epoch in a restartable converted pipeline: ``yield None``, what
+    pipe.reset() resets, ``continue``."""
+    lines = [f"yield None  {END_COMMENT}", *(code(a).strip() for a in again), "continue"]
+    return "".join(f"{indent}{line}\n" for line in lines)
+
+
+def _restart(ctx, sourced: list, names: dict):
+    """The Restart form of the pipeline's sources, or why there is none (a str).
+
+    ``names``: id(call) -> (source name, data name) the plain form chose (the rewritten
+    statements read the data names)."""
+    info = ctx.pipeline
+    if any(op.is_reader for _, op in info.op_calls):
+        return (
+            "fn.external_source beside a reader: where the source ends, DALI's pipeline does not run the reader, "
+            "the converted loop has read its batch"
+        )
+    if any(s.parallel for _, s in sourced):
+        return "fn.external_source(parallel=True): DALI's worker pool keeps batches it prefetched across reset()"
+    needs_epoch = any(_uses_epoch(s) for _, s in sourced)
+    epoch = fresh_name("epoch", ctx.taken) if needs_epoch else "0"
+    end = names.get("end") or fresh_name("end", ctx.taken)
+    setup = [_stmt(f"{epoch} = 0\n")] if needs_epoch else []
+    if sourced:
+        setup.append(_stmt(f"{end} = object()\n"))
+    draws, again, tested = [], [_stmt(f"{epoch} += 1\n")] if needs_epoch else [], []
+    for call, s in sourced:
+        src, data, it = names[id(call)]
+        setup.append(_stmt(f"{src} = {code(_arg(call, 'source').value)}\n"))
+        setup.append(_stmt(f"{it} = {_iterator(s, src, ctx, epoch)}\n"))
+        draws.append(_stmt(f"{data} = next({it}, {end})\n"))
+        if s.cycle is not None:
+            rewind = f"iter({src})" if s.kind == "iterable" else f"{src}()"
+            then = f"\n    {data} = next({it}, {end})" if s.cycle == "quiet" else ""
+            draws.append(_stmt(f"if {data} is {end}:\n    {it} = {rewind}{then}\n"))
+        if s.kind == "callable":
+            again.append(_stmt(f"{it} = {_iterator(s, src, ctx, epoch)}\n"))
+        tested.append(data)
+    if tested:
+        test = " or ".join(f"{n} is {end}" for n in tested)
+        draws.append(_stmt(f"if {test}:\n" + end_block(again, "    ")))
+    return Restart(setup, draws, again)
 
 
 def _stmt(text: str) -> cst.BaseStatement:
@@ -781,16 +1071,20 @@ def _stmt(text: str) -> cst.BaseStatement:
 
 
 def _prepare(ctx) -> dict:
-    """Plan the pipeline's sources once: statements before the loop and in it; {id(call): data name}."""
+    """Plan the pipeline's sources once: statements before the loop and in it; {id(call): data name}.
+    Also the restartable form (``ctx.restart``: a Restart, or why there is none)."""
     state = ctx.rule_state.get(RULE.id)
     if state is not None:
         return state
     mode, found = _pipeline_plan(ctx)
     state = ctx.rule_state[RULE.id] = {}
+    ctx.pipeline.__dict__["_es_sources"] = [s for _, s in found if isinstance(s, _Source)]
     if mode == "fed":
         ctx.fed_inputs = fresh_name("pipeline_inputs", ctx.taken)
+        ctx.restart = "fed from outside (pipe.run(name=data) / feed_input), which DALI's iterators do not feed"
         return state
     sourced = [(call, s) for call, s in found if s is not FED]
+    names: dict = {}
     if mode == "loop":
         call, s = sourced[0]
         src = fresh_name("source", ctx.taken)
@@ -799,18 +1093,23 @@ def _prepare(ctx) -> dict:
         loop = src if s.kind == "iterable" else _iterator(s, src, ctx)
         ctx.source_loop = (templates.expression(loop), data)
         state[id(call)] = data
+        names[id(call)] = (src, data, fresh_name("source_iter", ctx.taken))
+        ctx.restart = _restart(ctx, sourced, names)
         return state
     if not sourced:
+        ctx.restart = _restart(ctx, sourced, names)
         return state
     # A pipeline runs parallel sources' callbacks first, then the others.
     sourced.sort(key=lambda cs: not cs[1].parallel)
     end = fresh_name("end", ctx.taken)
+    names["end"] = end
     setup = [_stmt(f"{end} = object()\n")]
-    draws, names = [], []
+    draws, tested = [], []
     for call, s in sourced:
         src = fresh_name("source", ctx.taken)
         it = fresh_name("source_iter", ctx.taken)
         data = fresh_name("source_data", ctx.taken)
+        names[id(call)] = (src, data, it)
         setup.append(_stmt(f"{src} = {code(_arg(call, 'source').value)}\n"))
         setup.append(_stmt(f"{it} = {_iterator(s, src, ctx)}\n"))
         draws.append(_stmt(f"{data} = next({it}, {end})\n"))
@@ -822,13 +1121,14 @@ def _prepare(ctx) -> dict:
             else:
                 then = "\n    return" if len(sourced) == 1 else ""
             draws.append(_stmt(f"if {data} is {end}:\n    {it} = {again}{then}\n"))
-        names.append(data)
+        tested.append(data)
         state[id(call)] = data
     if not (len(sourced) == 1 and sourced[0][1].cycle == "raise"):
-        test = " or ".join(f"{n} is {end}" for n in names)
+        test = " or ".join(f"{n} is {end}" for n in tested)
         draws.append(_stmt(f"if {test}:\n    return\n"))
     ctx.loop_setup = [*ctx.loop_setup, *setup]
     ctx.draws = [*ctx.draws, *draws]
+    ctx.restart = _restart(ctx, sourced, names)
     return state
 
 
@@ -856,10 +1156,10 @@ def _rewrite(call, op, ctx):
     if op.fn_name != "external_source":
         return call
     written = getattr(ctx, "call_as_written", None) or call
+    state = _prepare(ctx)
     feed = kwarg(call, SYNTHETIC_FEED)
     if feed is not None:
         return _as_batch(feed.value, call, ctx)
-    state = _prepare(ctx)
     s = _plan(written, ctx)
     if isinstance(s, _Fed):
         key = kwarg(written, "name").value  # as written: a string literal or the parameter

@@ -28,7 +28,7 @@ and the ``clu`` peekable iterator are marked by ``not_yet_converted``.
 
 from __future__ import annotations
 
-from dali_migrate.rules.torch_iterator import Framework, make_rule
+from dali_migrate.rules.torch_iterator import POLICY_CLASSES, Framework, make_rule
 
 CLASS_NAME = "DaliJaxIterator"
 
@@ -147,7 +147,7 @@ JAX = Framework(
                     "last_batch_policy", "prepare_first_batch", "sharding", "pmap_compatible"],
     },
     policies=("FILL", "DROP"),
-    policy_classes=("nvidia.dali.plugin.base_iterator.LastBatchPolicy", "nvidia.dali.plugin.jax.iterator.LastBatchPolicy"),
+    policy_classes=POLICY_CLASSES,
     prefix="JAX ",
     defaults_only={"sharding": ("None",), "pmap_compatible": ("None", "False")},
     unconverted={

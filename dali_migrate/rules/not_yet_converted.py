@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from dali_migrate import tf_consumers
 from dali_migrate.cst_util import dotted
 from dali_migrate.dali_imports import OPS, PIPELINE_CLASS
 from dali_migrate.rules.base import DetectorRule
@@ -111,7 +112,11 @@ def _find(module: cst.Module, names, parents, converted: set) -> list:
         if q is None or inside_marked(call):
             continue
         if q in PIPELINE_CLASS:
-            mark(call, "Pipeline(...) built by hand (with pipe: / set_outputs): not converted yet; rewrite as a loop over ndd calls by hand")
+            use = tf_consumers.fed_to_tf(module, names, parents).get(id(call))
+            if use is not None:
+                mark(call, f"Pipeline(...) built by hand: {use.reason()}")
+            else:
+                mark(call, "Pipeline(...) built by hand (with pipe: / set_outputs): not converted yet; rewrite as a loop over ndd calls by hand")
         elif q.startswith(OPS + "."):
             mark(call, f"legacy operator {q[len('nvidia.dali.'):]}: not converted yet; use the ndd function of the same operator")
         elif _framework_hint(q) is not None:
@@ -120,13 +125,21 @@ def _find(module: cst.Module, names, parents, converted: set) -> list:
             mark(call, "serialized pipelines (e.g. for Triton) need pipeline mode: keep this pipeline as it is")
     from dali_migrate.pipeline_analysis import helpers_with_ops
 
-    for name, func in helpers_with_ops(module, names).items():
+    helpers = helpers_with_ops(module, names)
+    here = _used_here(module, helpers, parents, names) if helpers else set()
+    for name, func in helpers.items():
         if _decorated_by_data_iterator(func, names):
             continue  # a pipeline definition: the decorator's marker says what to do
-        mark(
-            func,
-            f"{name}() builds DALI operators with fn.*, which only works inside a pipeline: convert it with the pipelines that call it (ndd calls, batch_size= on random ops)",
-        )
+        if name in here:
+            mark(
+                func,
+                f"{name}() builds DALI operators with fn.*, which only works inside a pipeline: convert it with the pipelines that call it (ndd calls, batch_size= on random ops)",
+            )
+        else:
+            mark(func, f"{name}() builds DALI operators with fn.* and nothing in this file calls it: it serves pipelines of "
+                       f"other modules, and dali-migrate converts one file at a time. Keep it while they stay in pipeline "
+                       f"mode (as one given to TensorFlow's DALIDataset or DALIIterator must); where one is converted, write "
+                       f"its operators into it as ndd calls (batch_size= on random ops)")
     for dec in parents.find(cst.Decorator):
         target = dec.decorator.func if isinstance(dec.decorator, cst.Call) else dec.decorator
         q = names.qualify(target) or ""
@@ -135,6 +148,33 @@ def _find(module: cst.Module, names, parents, converted: set) -> list:
         elif not isinstance(dec.decorator, cst.Call) and _framework_hint(q) is not None:
             mark(parents.of(dec), _framework_hint(q))  # `@data_iterator` without arguments
     return found
+
+
+def _used_here(module: cst.Module, helpers: dict, parents, names) -> set:
+    """The helpers that code of this file calls: other than from functions that build operators
+    (through each other too) that nothing here calls."""
+    from dali_migrate import call_sites, helper_inlining
+
+    defs = {s.name.value: s for s in module.body if isinstance(s, cst.FunctionDef)}
+    building = set(helper_inlining._building(module, names)) | set(helpers)
+    callers: dict = {}  # function -> names of the module's functions that mention it (None: other code)
+    for name in building:
+        for ref in call_sites._references(name, parents):
+            if name in defs and ref is defs[name].name:
+                continue
+            top = ref
+            while parents.of(top) is not None and not isinstance(parents.of(top), cst.Module):
+                top = parents.of(top)
+            callers.setdefault(name, set()).add(top.name.value if isinstance(top, cst.FunctionDef) and top is defs.get(top.name.value) else None)
+    here = {name for name, by in callers.items() if None in by or any(c not in building for c in by)}
+    grew = True
+    while grew:
+        grew = False
+        for name, by in callers.items():
+            if name not in here and not by.isdisjoint(here):
+                here.add(name)
+                grew = True
+    return here
 
 
 RULE = DetectorRule(

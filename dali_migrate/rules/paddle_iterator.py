@@ -38,7 +38,7 @@ import dataclasses
 
 import libcst as cst
 
-from dali_migrate.rules.torch_iterator import TORCH, Framework, _args, _short, blocker, make_rule
+from dali_migrate.rules.torch_iterator import POLICY_CLASSES, TORCH, Framework, _args, _short, blocker, make_rule
 
 CLASS_NAME = "DaliPaddleIterator"
 MULTI_CLASS_NAME = "DaliPaddleMultiIterator"
@@ -129,7 +129,7 @@ PADDLE = Framework(
         "nvidia.dali.plugin.paddle.DALIClassificationIterator": "classification",
     },
     params=TORCH.params,
-    policy_classes=("nvidia.dali.plugin.base_iterator.LastBatchPolicy", "nvidia.dali.plugin.paddle.LastBatchPolicy"),
+    policy_classes=POLICY_CLASSES,
     prefix="Paddle ",
     edits=edits,
     multi_class=MULTI_CLASS_NAME,

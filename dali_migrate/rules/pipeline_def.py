@@ -12,7 +12,9 @@
 The generator never ends, like a pipeline: epochs follow each other, and ``next()`` on it gives
 the same sequence of batches that repeated ``pipe.run()`` calls give. Where the pipeline takes data
 from Python (external sources, a converted class's ``iter_setup``), each iteration starts by
-drawing it, and the generator ends where ``pipe.run()`` raised StopIteration. Each item is a tuple with
+drawing it, and the generator ends where ``pipe.run()`` raised StopIteration (given to a framework
+iterator, it yields None there and goes on as after ``pipe.reset()``: ``build(restart=True)``,
+see rules/external_source.py). Each item is a tuple with
 one entry per pipeline output, as ``pipe.run()`` returns.
 
 An ``EvalContext`` for ``num_threads`` and ``device_id`` is entered around each iteration's
@@ -97,8 +99,12 @@ def _yield_value(info: PipelineInfo, returned: cst.BaseExpression) -> cst.BaseEx
     return returned
 
 
-def build(info: PipelineInfo, ctx, statements: list, returned: cst.BaseExpression, reader_call) -> cst.FunctionDef:
-    """The converted function. ``statements``/``returned``/``reader_call`` have their operator calls rewritten."""
+def build(info: PipelineInfo, ctx, statements: list, returned: cst.BaseExpression, reader_call, restart: bool = False) -> cst.FunctionDef:
+    """The converted function. ``statements``/``returned``/``reader_call`` have their operator calls rewritten.
+
+    ``restart``: the form an iterator that resets the pipeline drives (``ctx.restart``, see
+    rules/external_source.py): where the pipeline raised StopIteration the generator yields None,
+    and goes on with the source's next epoch."""
     nd = ctx.ndd
     taken = ctx.taken
     from dali_migrate.cst_util import fresh_name
@@ -129,32 +135,39 @@ def build(info: PipelineInfo, ctx, statements: list, returned: cst.BaseExpressio
         head.extend(before.get(i, []))
         if legacy.iter_setup_draws(stmt) is not None:
             # a converted Pipeline subclass's iter_setup(): where it raised StopIteration, pipe.run() did
+            ended = [cst.SimpleStatementLine([cst.Return()])]
+            if restart:
+                from dali_migrate.rules.external_source import end_block
+
+                ended = list(templates.module_body(end_block(ctx.restart.again)))
             iter_setup = [cst.Try(
                 body=cst.IndentedBlock(legacy.iter_setup_draws(stmt)),
-                handlers=[cst.ExceptHandler(
-                    body=cst.IndentedBlock([cst.SimpleStatementLine([cst.Return()])]), type=cst.Name("StopIteration"),
-                )],
+                handlers=[cst.ExceptHandler(body=cst.IndentedBlock(ended), type=cst.Name("StopIteration"))],
             )]
         elif i == info.reader_index:
             reader_name = fresh_name("reader", taken)
             assign = stmt.body[0]
             target = assign.targets[0].target
-            if isinstance(target, cst.Name) and info.reader_op is not None and info.reader_op.num_outputs == 1:
+            if isinstance(target, cst.Name) and info.reader_outputs == 1:
                 # next_epoch() yields a tuple of outputs even for a reader with one output.
                 target = cst.Tuple([cst.Element(target, comma=cst.Comma())])
-            head.append(
-                stmt.with_changes(
-                    body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(reader_name))], value=reader_call)]
+            made = stmt.with_changes(body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(reader_name))], value=reader_call)])
+            if reader_needs_context(info):
+                # A GPU reader takes the current device when it is made: the pipeline's, inside its context.
+                made = cst.With(
+                    items=[cst.WithItem(cst.Name(ctx_name))],
+                    body=cst.IndentedBlock(body=[made.with_changes(leading_lines=[])]),
+                    leading_lines=made.leading_lines,
                 )
-            )
+            head.append(made)
         elif i in info.setup:
             head.append(stmt)
         else:
             loop_body.append(stmt)
     head.extend(before.get(len(statements), []))  # from the returned expression
-    head.extend(getattr(ctx, "loop_setup", []))
+    head.extend(ctx.restart.setup if restart else getattr(ctx, "loop_setup", []))
     # External data first, as a pipeline runs its sources' callbacks, then iter_setup(), then the graph.
-    draws = [*getattr(ctx, "draws", []), *iter_setup]
+    draws = [*(ctx.restart.draws if restart else getattr(ctx, "draws", [])), *iter_setup]
 
     value = _yield_value(info, returned)
     # The comments of the `return` line (above it and after it) go with the line that replaces it.
@@ -181,7 +194,7 @@ def build(info: PipelineInfo, ctx, statements: list, returned: cst.BaseExpressio
             body=cst.IndentedBlock(body=per_iteration),
         )
         forever = cst.While(test=cst.Name("True"), body=cst.IndentedBlock(body=[loop]))
-    elif getattr(ctx, "source_loop", None) is not None:
+    elif getattr(ctx, "source_loop", None) is not None and not restart:
         # An external source drives the pipeline: one batch per item; when it ends, so does the generator.
         expr, data = ctx.source_loop
         forever = cst.For(target=cst.Name(data), iter=expr, body=cst.IndentedBlock(body=per_iteration))

@@ -24,6 +24,16 @@ A class of the file derived from the iterator (``class Wrapper(DALIClassificatio
 PyTorch Lightning's example) is called as the iterator is and gets the emitted class as its base,
 where ``iterator_subclasses`` finds that it reaches only what both classes share.
 
+Over a pipeline with ``fn.external_source`` the class is the framework's ``*SourceIterator``
+(``DaliTorchSourceIterator``: the class with ``SOURCE_EDITS``) over ``PrefetchedPipeline(pipe)``,
+and the pipeline takes the form an iterator resets (``rules/external_source.py``): DALI's iterator
+calls ``pipe.schedule_run()`` / ``share_outputs()`` / ``reset()`` at set points, its pipeline draws
+``prefetch_queue_depth`` batches ahead and stops at the source's end until ``reset()`` starts the
+source again; the emitted classes make the same calls on the same state, so each epoch ends on
+the same batch and the source runs at the same points (``prefetch_queue_depth`` /
+``exec_pipelined`` of the pipeline go to ``PrefetchedPipeline``). Checked against DALI's iterator
+on the CPU: tests/test_external_source_iterator.py.
+
 A pipeline that a function of the file makes and returns (``pipe = create_dali_pipeline(...)``)
 gets its batch size and reader from that function's own call of the pipeline, the function's
 parameters replaced by what the caller passes (``call_sites.in_caller``).
@@ -57,7 +67,13 @@ from dali_migrate.rules.pipeline_def import reader_needs_context
 CLASS_NAME = "DaliTorchIterator"
 MULTI_CLASS_NAME = "DaliTorchMultiIterator"
 _POLICIES = ("FILL", "DROP", "PARTIAL")
-_POLICY_CLASSES = ("nvidia.dali.plugin.base_iterator.LastBatchPolicy", "nvidia.dali.plugin.pytorch.LastBatchPolicy")
+#: where a file may import LastBatchPolicy from: every framework plugin re-exports base_iterator's
+#: enum (MXNet's too, in the DALI versions that have it), so each one's members mean the same
+POLICY_CLASSES = tuple(
+    f"nvidia.dali.plugin.{module}.LastBatchPolicy"
+    for module in ("base_iterator", "pytorch", "paddle", "mxnet", "jax.iterator")
+)
+_POLICY_CLASSES = POLICY_CLASSES
 
 
 @dataclasses.dataclass(frozen=True)
@@ -143,9 +159,43 @@ def _iterator(call: cst.Call, site, fw: Framework = TORCH):
     return None
 
 
-def _class_name(site, fw: Framework = TORCH, multi: bool = False) -> str:
-    base = fw.multi_class if multi else fw.class_name
+def _class_name(site, fw: Framework = TORCH, multi: bool = False, source: bool = False) -> str:
+    base = fw.multi_class if multi else source_class(fw) if source else fw.class_name
     return fresh_name(base, set(site.taken)) if base in site.taken else base
+
+
+def source_class(fw: Framework) -> str:
+    """The name of the framework's class over a pipeline with external sources."""
+    return fw.class_name.replace("Iterator", "SourceIterator")
+
+
+#: the class that drives a pipeline with external sources as DALI does (emitted_torch_iterator.py)
+PREFETCHED = "PrefetchedPipeline"
+PREFETCHED_HELPER = "prefetched-pipeline"
+
+#: (old, new) edits that make an iterator class drive a PrefetchedPipeline as DALI's
+#: _DaliBaseIterator drives a pipeline (applied after the framework's own edits): take the queued
+#: batch (the first one fills the queue), check its size where DALI does, top the queue up after each
+#: batch (DROP's dropped one included), and where an epoch ends reset the pipeline, which restarts
+#: a source that ended, and refill it when it is empty.
+SOURCE_EDITS = (
+    ("            outputs = next(self._pipe)\n",
+     "            outputs = self._pipe.share_outputs()\n"),
+    ("        return outputs\n",
+     "        if self._reader or self._size != -1:\n"
+     "            assert all(out.batch_size == self.batch_size for out in outputs), (\n"
+     "                \"Variable batch size is not supported by the iterator when reader_name is provided or \"\n"
+     "                \"iterator size is set explicitly\")\n"
+     "        return outputs\n"),
+    ("        self._advance()\n",
+     "        self._pipe.schedule_run()\n        self._advance()\n"),
+    ("                self._take()\n",
+     "                self._take()\n                self._pipe.schedule_run()\n"),
+    ("\n\n    def __iter__(self):\n",
+     "\n            self._pipe.reset()\n"
+     "            if self._pipe.empty():\n"
+     "                self._pipe.schedule_run()\n\n    def __iter__(self):\n"),
+)
 
 
 def _args(call: cst.Call, kind: str, fw: Framework = TORCH):
@@ -229,8 +279,18 @@ def _plan(call: cst.Call, site, fw: Framework = TORCH):
     if isinstance(group, str):
         return group
     members = group or [site]
+    source = None
     if any(op.fn_name == "external_source" for m in members for _, op in m.pipeline.op_calls):
-        return f"{_short(kind, fw)} over a pipeline with fn.external_source: at the source's end the original restarts it on reset(), the converted generator ends; convert by hand"
+        if group is not None:
+            return f"{_short(kind, fw)} over several pipelines with fn.external_source: convert by hand"
+        from dali_migrate.rules.external_source import restart_blocker
+
+        why = restart_blocker(site.pipeline)
+        if why:
+            return f"{_short(kind, fw)} over a pipeline with fn.external_source, which it resets where the source ends: {why}; convert by hand"
+        source = _prefetch_args(site)
+        if isinstance(source, str):
+            return f"{_short(kind, fw)} over a pipeline with fn.external_source: {source}; convert by hand"
     if kind == "generic" and "output_map" not in bound:
         return f"{_short(kind, fw)} without output_map"
     for key, defaults in fw.defaults_only.items():
@@ -296,7 +356,38 @@ def _plan(call: cst.Call, site, fw: Framework = TORCH):
         output_map = bound["output_map"]
     else:
         output_map = cst.List([cst.Element(cst.SimpleString('"data"')), cst.Element(cst.SimpleString('"label"'))])
-    return new, output_map, group
+    return new, output_map, group, source
+
+
+#: DALI's defaults for the pipeline arguments that decide when a pipeline draws from its sources
+_PREFETCH_DEFAULTS = (("prefetch_queue_depth", 2), ("exec_pipelined", True))
+
+
+def _prefetch_args(site):
+    """[(keyword, value)] for PrefetchedPipeline: the pipeline's ``prefetch_queue_depth`` and
+    ``exec_pipelined`` where they are not DALI's defaults; or why they cannot be told (a str)."""
+    info = site.pipeline
+    dec = info.decorator.decorator if info.decorator is not None else None
+    found = []
+    for key, default in _PREFETCH_DEFAULTS:
+        try:
+            value = made_value(site, key)
+        except CannotConvert as e:
+            return str(e)
+        if value is None and isinstance(dec, cst.Call):
+            arg = kwarg(dec, key)
+            value = arg.value if arg is not None else None
+        if value is None:
+            continue
+        if isinstance(default, bool):
+            literal = value.value == "True" if isinstance(value, cst.Name) and value.value in ("True", "False") else None
+        else:
+            literal = value.evaluated_value if isinstance(value, cst.Integer) else None
+        if literal is None:
+            return f"its {key}= is not written as {'True/False' if isinstance(default, bool) else 'a number'}, which decides when DALI draws from the source"
+        if literal != default:
+            found.append((key, value))
+    return found
 
 
 def _one_line(call: cst.Call) -> cst.Call:
@@ -315,11 +406,15 @@ def blocker(call, site, fw: Framework = TORCH):
 
 
 def _rewrite(call, receiver, site, fw: Framework = TORCH):
-    new, output_map, group = _plan(call, site, fw)
+    new, output_map, group, source = _plan(call, site, fw)
     pipe = call.args[0].value
     if isinstance(pipe, (cst.List, cst.Tuple)) and group is None:
         pipe = pipe.elements[0].value
     eq = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
+    if source is not None:
+        # DALI's iterator drives the pipeline: PrefetchedPipeline keeps its queue and its reset()
+        wrapper = fresh_name(PREFETCHED, set(site.taken)) if PREFETCHED in site.taken else PREFETCHED
+        pipe = cst.Call(cst.Name(wrapper), [cst.Arg(pipe), *(cst.Arg(value=v, keyword=cst.Name(k), equal=eq) for k, v in source)])
     args = [cst.Arg(pipe), cst.Arg(output_map)] + [cst.Arg(value=v, keyword=cst.Name(k), equal=eq) for k, v in new]
     # Keep the call's layout: the original's first comma (", " or a line break) between arguments.
     old = call.args
@@ -328,7 +423,7 @@ def _rewrite(call, receiver, site, fw: Framework = TORCH):
     laid.append(args[-1].with_changes(comma=old[-1].comma, whitespace_after_arg=old[-1].whitespace_after_arg))
     if _iterator(call, site, fw)[1] is not None:
         return call.with_changes(args=laid)  # the class stays; its base becomes the emitted class (_also)
-    return call.with_changes(func=cst.Name(_class_name(site, fw, multi=group is not None)), args=laid)
+    return call.with_changes(func=cst.Name(_class_name(site, fw, multi=group is not None, source=source is not None)), args=laid)
 
 
 def _also(call, site, fw: Framework = TORCH) -> list:
@@ -336,12 +431,13 @@ def _also(call, site, fw: Framework = TORCH) -> list:
     subclass = _iterator(call, site, fw)[1]
     if subclass is None:
         return []
-    multi = _plan(call, site, fw)[2] is not None
+    planned = _plan(call, site, fw)
+    multi, source = planned[2] is not None, planned[3] is not None
     base = CallSiteRule(
         id=f"{fw.helper}-base",
         summary="the base of a class derived from the DALI iterator",
         receiver="iterator",
-        rewrite=lambda arg, receiver, site: arg.with_changes(value=cst.Name(_class_name(site, fw, multi=multi))),
+        rewrite=lambda arg, receiver, site: arg.with_changes(value=cst.Name(_class_name(site, fw, multi=multi, source=source))),
     )
     return [(subclass.bases[0], base)]
 
@@ -350,6 +446,12 @@ def _helpers(site, fw: Framework = TORCH, call=None):
     planned = _plan(call, site, fw) if call is not None else None
     if isinstance(planned, tuple) and planned[2] is not None:
         return {fw.multi_helper: class_source(_class_name(site, fw, multi=True), fw.multi_edits(site), cls=MULTI_CLASS_NAME)}
+    if isinstance(planned, tuple) and planned[3] is not None:
+        wrapper = fresh_name(PREFETCHED, set(site.taken)) if PREFETCHED in site.taken else PREFETCHED
+        return {
+            f"{fw.helper}-source": class_source(_class_name(site, fw, source=True), (*fw.edits(site), *SOURCE_EDITS)),
+            PREFETCHED_HELPER: class_source(wrapper, cls=PREFETCHED),
+        }
     return {fw.helper: class_source(_class_name(site, fw), fw.edits(site))}
 
 

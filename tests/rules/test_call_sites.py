@@ -174,8 +174,81 @@ def test_golden_helpers_print_the_same_after_conversion():
 
     pytest.importorskip("nvidia.dali")
     golden = Path(__file__).parent.parent / "golden"
-    for name in ("pipeline_passed_to_function", "pipeline_def_passed_to_function"):
+    for name in ("pipeline_passed_to_function", "pipeline_def_passed_to_function", "sample_as_cpu_numpy",
+                 "outputs_shown_by_helper"):
         before = _run_script(golden / f"{name}.py")
         after = _run_script(golden / f"{name}.expected.py")
-        assert "Output" in before or "on the CPU" in before
+        assert "Output" in before or "on the CPU" in before or "int32 (3, 4) (4, 3) True" in before
         assert before == after, name
+
+
+def test_sample_copied_to_the_host_for_numpy():
+    out = convert(PIPE + "import numpy as np\npipe = p('d')\nj, l = pipe.run()\na = np.array(l[0].as_cpu())\nb = np.asarray(j[1].as_cpu())\n")
+    assert "a = np.array(l.select(0).cpu())" in out and "b = np.asarray(j.select(1).cpu())" in out
+    assert "# dali-migrate" not in out
+
+
+def test_sample_copied_to_the_host_for_other_code_is_left():
+    # a TensorCPU is read through __array_interface__ (PIL's fromarray), an ndd.Tensor is not
+    out = convert(PIPE + "from PIL import Image\npipe = p('d')\nj, l = pipe.run()\nframes = [l[0].as_cpu()]\nImage.fromarray(frames[0])\n")
+    assert "@pipeline_def" in out and "a sample's .as_cpu() gives a TensorCPU" in out
+    out = convert(PIPE + "import numpy as np\npipe = p('d')\nj, l = pipe.run()\na = np.array(l[0].as_cpu(), dtype=np.float32)\n")
+    assert "@pipeline_def" in out
+
+
+def test_pipeline_given_to_the_pytorch_proxy_says_what_to_do():
+    out = convert(PIPE + "import nvidia.dali.plugin.pytorch.experimental.proxy as dali_proxy\n"
+                         "server = dali_proxy.DALIServer(p('d', batch_size=2, num_threads=4, device_id=0))\n")
+    assert "@pipeline_def" in out and "the pipeline is given to DALIServer (PyTorch proxy), which runs the pipeline object itself" in out
+
+
+def test_output_copied_into_numpy_under_its_own_name():
+    # DALI's video_label_example.py: the name holds the batch, then its NumPy copy
+    out = convert(PIPE + "import numpy as np\npipe = p('d')\nfor i in range(3):\n    j, l = pipe.run()\n"
+                         "    l = l.as_cpu().as_array()\n    print(l.shape, l[0])\nlast = l[0][0]\n")
+    assert "    j, l = next(pipe)\n    l = np.asarray(ndd.as_tensor(l.cpu()))\n    print(l.shape, l[0])\nlast = l[0][0]\n" in out
+    assert "# dali-migrate" not in out
+
+
+def test_output_copied_only_on_some_paths_is_left():
+    out = convert(PIPE + "pipe = p('d')\nj, l = pipe.run()\nif flag:\n    l = l.as_array()\nprint(l.shape)\n")
+    assert "@pipeline_def" in out and "a name holding pipeline outputs is also assigned other values here" in out
+    # a loop that may stop early: after it, the name may still hold the batch
+    out = convert(PIPE + "pipe = p('d')\nfor i in range(3):\n    j, l = pipe.run()\n    if i == n:\n        break\n"
+                         "    l = l.as_array()\nprint(l.shape)\n")
+    assert "@pipeline_def" in out
+    # read at the top of the next round: the copy of the round before
+    out = convert(PIPE + "pipe = p('d')\nl = None\nfor i in range(3):\n    print(l)\n    j, l = pipe.run()\n    l = l.as_array()\n")
+    assert "@pipeline_def" in out
+
+
+SHOW = (PIPE + "def show(outputs):\n"
+        "    if not isinstance(outputs, tuple):\n        return show((outputs,))\n"
+        "    outputs = [out.as_cpu() if hasattr(out, 'as_cpu') else out for out in outputs]\n"
+        "    for out in outputs:\n        print(len(out))\n\n"
+        "pipe = p('d')\nshow(pipe.run())\n")
+
+
+def test_helper_copying_outputs_to_the_host_converts():
+    out = convert(SHOW)
+    assert "    outputs = [out.cpu() for out in outputs]\n" in out
+    # never runs on pipeline outputs (always a tuple): left as it is
+    assert "    if not isinstance(outputs, tuple):\n        return show((outputs,))\n" in out
+    assert "print(out.batch_size)" in out and "# dali-migrate" not in out
+
+
+def test_helper_rebinding_its_outputs_otherwise_is_left():
+    for old, new in [
+        ("hasattr(out, 'as_cpu')", "hasattr(out, 'as_array')"),  # another attribute: not always there
+        ("[out.as_cpu() if", "[out.as_cpu().as_array() if"),  # not a list of batches
+        ("    if not isinstance(outputs, tuple):\n        return show((outputs,))\n",
+         "    if not isinstance(outputs, list):\n        return show((outputs,))\n"),  # can run: a call with a tuple
+    ]:
+        src = SHOW.replace(old, new)
+        assert src != SHOW
+        assert "@pipeline_def" in convert(src), new
+
+
+def test_old_method_name_says_what_it_is_now():
+    out = convert(PIPE + "pipe = p('d')\nj, l = pipe.run()\nx = j.asCPU().as_array()\n")
+    assert "@pipeline_def" in out and "TensorList.asCPU() is the old name of as_cpu()" in out

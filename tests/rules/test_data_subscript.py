@@ -52,3 +52,18 @@ def test_tfrecord_features_are_looked_up_by_key():
     out = _convert('    inputs = fn.readers.tfrecord(path="x", index_path="y", features={})\n'
                    '    return fn.decoders.image(inputs["image/encoded"]), inputs["image/class/label"]\n')
     assert 'inputs["image/encoded"]' in out and ".slice[" not in out and "dali-migrate:" not in out
+
+
+def test_item_of_a_readers_list_of_outputs_is_not_sliced():
+    # `output` holds the reader's list (next_epoch's tuple once converted): output[1] is its label
+    out = _convert('    output = fn.readers.file(file_root=root, name="Reader")\n'
+                   "    images = fn.decoders.image(output[0])\n"
+                   "    return images[2:8], output[1]\n")
+    assert "ndd.decoders.image(output[0])" in out and "images.slice[2:8], output[1]" in out
+    assert "dali-migrate:" not in out
+
+
+def test_slice_of_a_readers_list_is_marked():
+    out = _convert('    output = fn.readers.file(file_root=root)\n'
+                   "    return output[0:1]\n")
+    assert "cannot tell whether this indexes DALI data" in out

@@ -272,3 +272,96 @@ def test_parameter_named_as_a_module_function_is_what_the_calls_pass():
     out = param_pipeline("pipe = p([[np.zeros(2)], [np.ones(2)]])\n", pipe)
     assert "dali-migrate:" not in out
     assert "for source_data in source:" in out and "source = count\n" in out
+
+
+# -- sources that are objects of the file's classes, made outside the pipeline --------------------
+
+LOADER = '''
+def loader(steps):
+    class Synthetic(object):
+        def __init__(self, n):
+            self.n = n
+
+        def __iter__(self):
+            self.i = 0
+            return self
+
+        def __next__(self):
+            if self.i >= self.n:
+                raise StopIteration
+            self.i += 1
+            return [np.zeros(2)]
+
+    eli = Synthetic(steps)
+    pipe = Pipeline(batch_size=1, num_threads=1, device_id=0)
+    with pipe:
+        pipe.set_outputs(fn.external_source(source=eli))
+    {use}
+'''
+LOADER_HEADER = "import numpy as np\nimport nvidia.dali.fn as fn\nfrom nvidia.dali.pipeline import Pipeline\n"
+
+
+def test_an_instance_of_a_class_the_function_defines_is_an_iterable():
+    out = convert(LOADER.format(use="pipe.build()\n    return pipe.run()"), header=LOADER_HEADER)
+    assert "dali-migrate:" not in out
+    assert "source_2 = eli\n" in out and "for source_data in source_2:" in out
+
+
+def test_an_instance_other_code_of_the_function_uses_is_left_to_a_person():
+    # the pipeline drew prefetch_queue_depth batches ahead of what that code sees
+    out = convert(LOADER.format(use="pipe.build()\n    print(eli.i)\n    return pipe.run()"), header=LOADER_HEADER)
+    assert "with pipe:" in out and "the source `eli` is used by other code of the function" in out
+
+
+def test_an_instance_bound_twice_cannot_be_told():
+    out = convert(LOADER.format(use="pipe.build()\n    eli = None\n    return pipe.run()"), header=LOADER_HEADER)
+    assert "with pipe:" in out and "cannot tell whether the source `eli`" in out
+
+
+def test_a_class_that_binds_a_protocol_method_by_assignment_is_left_to_a_person():
+    body = SOURCES.replace("class Frames:\n", "class Frames:\n    __call__ = print\n\n")
+    out = convert(body + "\n@pipeline_def(batch_size=4)\ndef p():\n    return fn.external_source(source=Frames())\n")
+    assert "@pipeline_def" in out and "its class binds __call__ by assignment" in out
+
+
+def test_a_module_level_instance_is_the_kind_of_its_class_where_an_iterator_drives_the_pipeline():
+    src = (
+        SOURCES + "\neii = Frames()\n\n@pipeline_def(batch_size=4)\ndef p():\n    return fn.external_source(source=eii)\n\n\n"
+        "from nvidia.dali.plugin.pytorch import DALIGenericIterator\n"
+        "pipe = p()\nloader = DALIGenericIterator(pipe, ['x'])\n"
+    )
+    out = convert(src)
+    assert "dali-migrate:" not in out
+    assert "source_iter = iter(source_2)" in out and "source_2 = eii\n" in out
+
+
+WITH_PIPE_FACTORY = '''
+import nvidia.dali.fn as fn
+from nvidia.dali.pipeline import Pipeline
+
+
+class Frames:
+    def __iter__(self):
+        yield [1]
+
+
+def build(batch_size, external_data):
+    pipe = Pipeline(batch_size, 1, 0)
+    with pipe:
+        pipe.set_outputs(fn.external_source(source=external_data))
+    return pipe
+
+'''
+
+
+def test_a_source_the_pipeline_builder_takes_has_the_kind_its_callers_pass():
+    out = convert(WITH_PIPE_FACTORY + "pipe = build(4, Frames())\npipe.build()\nout = pipe.run()\n", header="")
+    assert "dali-migrate:" not in out and "source_2 = external_data\n" in out
+    out = convert(WITH_PIPE_FACTORY + "pipe = build(4, Frames())\npipe.build()\nout = pipe.run()\nother = build(4, lambda: [1])\n", header="")
+    assert "with pipe:" in out and "the source `external_data` is a parameter of build(), whose calls pass sources of different kinds" in out
+
+
+def test_a_source_object_made_in_the_return_line_is_made_once():
+    # the source argument is this rule's: not also a call evaluated once before the loop
+    out = es_pipeline("return fn.external_source(source=Frames())\n")
+    assert out.count("Frames()") == 1 and "evaluated once" not in out

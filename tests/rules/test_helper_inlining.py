@@ -77,3 +77,75 @@ def test_helpers_calling_helpers_are_inlined_recursively_and_both_removed():
     )
     assert "def inner" not in out and "def outer" not in out and "dali-migrate:" not in out
     assert out.index("ndd.flip(") < out.index("ndd.rotate(")
+
+
+def test_helper_called_in_the_returned_tuple_is_taken_out_and_inlined():
+    out = convert(
+        "def aug(x, seed=123):\n    x = fn.decoders.image(x)\n    x = fn.jitter(x, seed=seed)\n    return x\n\n"
+        + _PIPE + "    return aug(j, seed=3), l\n"
+    )
+    assert "def aug(" not in out and "dali-migrate:" not in out
+    # what the helper returns is a name: it stands where the call was, no temporary left
+    assert "outputs = x, l\n" in out and "aug_result" not in out
+    assert "rng_jitter = ndd.random.RNG(seed=3)" in out
+
+
+def test_helper_calls_in_one_statement_run_in_pythons_order():
+    out = convert(
+        "def aug(x):\n    c = fn.random.coin_flip()\n    return fn.flip(x, horizontal=c)\n\n"
+        + _PIPE + "    y = fn.decoders.image(j)\n    return aug(y), aug(y), l\n"
+    )
+    assert "dali-migrate:" not in out
+    # the first view's value is kept in a temporary: the second helper's operators run before the tuple
+    first, second = [i for i in range(len(out)) if out.startswith("ndd.random.coin_flip(", i)]
+    assert first < out.index("aug_result = ndd.flip(") < second
+    assert "outputs = aug_result, ndd.flip(y, horizontal=c), l" in out
+
+
+def test_helper_call_nested_in_an_operator_call_is_taken_out_before_it():
+    out = convert(
+        "def aug(x):\n    return fn.flip(x)\n\n" + _PIPE + "    y = fn.resize(aug(fn.decoders.image(j)), size=(8, 8))\n    return y, l\n"
+    )
+    assert "dali-migrate:" not in out
+    # the argument first (bound to the parameter), then the helper, then resize around its result
+    assert "x = ndd.decoders.image(j)\n" in out and "y = ndd.resize(ndd.flip(x), size=(8, 8))" in out
+
+
+def test_helper_call_after_an_operator_call_in_the_same_tuple_is_not_moved_before_it():
+    # taking aug() out would run its operators before fn.rotate's: a random stream's order changes
+    out = convert(
+        "def aug(x):\n    return fn.random.coin_flip() * x\n\n"
+        + _PIPE + "    y = fn.decoders.image(j)\n    return fn.rotate(y, angle=fn.random.uniform(range=(0, 5))), aug(y), l\n"
+    )
+    assert "@pipeline_def" in out and "def aug(" in out
+    assert "calls aug(), which builds DALI operators itself and cannot be written into the pipeline" in out
+    assert "change what runs first" in out
+
+
+def test_helper_call_evaluated_only_sometimes_is_not_taken_out():
+    for expr in ("aug(y) if root else y", "[aug(z) for z in (y,)][0]", "root and aug(y)"):
+        out = convert("def aug(x):\n    return fn.flip(x)\n\n" + _PIPE + f"    y = fn.decoders.image(j)\n    return {expr}, l\n")
+        assert "def aug(" in out and "@pipeline_def" in out, expr
+
+
+def test_helper_whose_body_has_a_lambda_says_so():
+    out = convert(
+        "def read(root):\n    key = lambda s: s\n    return fn.readers.file(file_root=root, name=key('R'))\n\n"
+        "@pipeline_def(batch_size=2)\ndef p(root):\n    j, l = read(root)\n    return j, l\n"
+    )
+    assert "calls read(), which builds DALI operators itself and cannot be written into the pipeline: read() defines functions, lambdas" in out
+
+
+def test_method_called_on_a_helpers_result_keeps_the_helper_first():
+    out = convert("def aug(x):\n    return fn.flip(fn.decoders.image(x))\n\n" + _PIPE + "    return aug(j).gpu(), l\n")
+    assert "dali-migrate:" not in out and "outputs = ndd.flip(ndd.decoders.image(j)).gpu(), l" in out
+
+
+def test_a_returned_name_the_next_helper_binds_again_stays_in_its_temporary():
+    out = convert(
+        "def aug(x):\n    x = fn.flip(x)\n    return x\n\n" + _PIPE + "    y = fn.decoders.image(j)\n    return aug(y), aug(y), l\n"
+    )
+    assert "dali-migrate:" not in out
+    # the second helper's statements rebind x: the first view is read from the temporary
+    assert "aug_result = x\n" in out and "outputs = aug_result, x, l" in out
+    assert out.index("aug_result = x\n") < out.rindex("x = ndd.flip(x)")

@@ -370,9 +370,67 @@ def test_a_helper_variable_the_caller_reads_later_is_renamed():
     assert "images = jpegs" in out
 
 
-def test_a_helper_called_inside_an_expression_is_left_to_a_person():
-    out = based(graph="jpegs, labels = self.input()\n        return self.base_define_graph(jpegs, labels)[0], labels")
-    assert "class FilePipe(Common)" in out and "is called inside an expression or a block" in out
+def test_a_helper_called_after_an_expression_with_effects_is_left_to_a_person():
+    # taking the second call out would run its operators before the first call's result is indexed
+    out = based(graph="jpegs, labels = self.input()\n"
+                      "        return self.base_define_graph(jpegs, labels)[0], self.base_define_graph(jpegs, labels)[1]")
+    assert "class FilePipe(Common)" in out and "inside an expression where taking it out would change what runs first" in out
+
+
+STATIC = '''
+    class P(Pipeline):
+        def __init__(self, batch_size, num_threads, device_id, n=3):
+            super().__init__(batch_size, num_threads, device_id)
+            self.n = n
+            self.input = ops.readers.File(file_root="imgs")
+            self.shape = ops.Shapes()
+
+        @staticmethod
+        def _div_ceil(dividend, divisor):
+            return (dividend + divisor - 1) // divisor
+
+        def define_graph(self):
+            jpegs, labels = self.input()
+            return self._div_ceil(self.shape(jpegs), self.n), labels
+
+    pipe = P(4, 1, 0)
+    pipe.build()
+    out = pipe.run()
+'''
+
+
+def test_a_static_method_called_on_self_is_inlined_without_self():
+    out = classes(STATIC)
+    assert "class P" not in out and "dali-migrate:" not in out
+    assert "dividend = ndd.as_batch(jpegs.shape" in out and "outputs = (dividend + n - 1) // n, labels" in out
+
+
+def test_a_static_method_the_file_calls_on_the_class_keeps_the_class():
+    out = classes(STATIC.replace("pipe = P(4, 1, 0)", "print(P._div_ceil(7, 2))\n    pipe = P(4, 1, 0)"))
+    assert "class P(Pipeline)" in out and "@staticmethod" in out and "P is used here" in out
+
+
+def test_other_decorated_methods_keep_the_class():
+    for decorator in ("@classmethod", "@functools.cache"):
+        out = classes('''
+        class P(Pipeline):
+            def __init__(self, batch_size, num_threads, device_id):
+                super().__init__(batch_size, num_threads, device_id)
+                self.input = ops.readers.File(file_root="imgs")
+
+            DECORATOR
+            def twice(cls, x):
+                return x * 2
+
+            def define_graph(self):
+                jpegs, labels = self.input()
+                return jpegs, self.twice(labels)
+
+        pipe = P(4, 1, 0)
+        pipe.build()
+        out = pipe.run()
+        '''.replace("DECORATOR", decorator))
+        assert "class P(Pipeline)" in out and "twice() is decorated or async" in out, decorator
 
 
 def test_a_helper_reading_a_global_the_caller_binds_is_left_to_a_person():

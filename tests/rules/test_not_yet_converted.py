@@ -26,7 +26,9 @@ def test_file_without_dali_untouched():
 
 def test_helper_building_operators_is_marked_and_blocks_its_pipeline():
     out = convert(
-        "def aug(x):\n    return fn.flip(x)\n\n@pipeline_def(batch_size=2)\ndef p():\n    j, l = fn.readers.file(file_root='d')\n    return aug(fn.decoders.image(j)), l\n"
+        # (a loop: a helper that is straight-line code is written into the pipeline instead)
+        "def aug(x):\n    for _ in range(2):\n        x = fn.flip(x)\n    return x\n\n"
+        "@pipeline_def(batch_size=2)\ndef p():\n    j, l = fn.readers.file(file_root='d')\n    return aug(fn.decoders.image(j)), l\n"
     )
     assert "aug() builds DALI operators with fn.*" in out
     assert "calls aug(), which builds DALI operators itself" in out
@@ -76,3 +78,27 @@ def test_paddle_hint_keeps_partial_and_lod_for_a_person():
     out = convert("from nvidia.dali.plugin.paddle import DALIGenericIterator\n" + _READER_PIPE + "pipe = p('d')\nit = DALIGenericIterator([pipe], ['a', ('b', 1)])\n")
     assert "paddle.framework.core.from_dlpack(ndd.as_tensor(batch).__dlpack__())" in out
     assert "PARTIAL: cut the last batch" in out and "@pipeline_def" in out
+
+
+def test_helpers_nothing_in_the_file_calls_say_they_serve_other_modules():
+    out = convert(
+        "def flip(x):\n    return fn.flip(x, horizontal=fn.random.coin_flip())\n\n"
+        "def mosaic(x):\n    return flip(fn.rotate(x, angle=90))\n"
+    )
+    for name in ("flip", "mosaic"):
+        assert f"{name}() builds DALI operators with fn.* and nothing in this file calls it: it serves pipelines of other modules" in out
+
+
+def test_a_helper_called_by_a_helper_the_file_calls_is_not_said_to_serve_other_modules():
+    out = convert(
+        "def flip(x):\n    return fn.flip(x)\n\n"
+        "def aug(x):\n    for _ in range(2):\n        x = flip(x)\n    return x\n\n"
+        "@pipeline_def(batch_size=2)\ndef p():\n    j, l = fn.readers.file(file_root='d')\n    return aug(fn.decoders.image(j)), l\n"
+    )
+    assert "flip() builds DALI operators with fn.*, which only works inside a pipeline" in out
+    assert "nothing in this file calls it" not in out
+
+
+def test_a_helper_reached_only_through_a_function_nothing_calls_serves_other_modules():
+    out = convert("def flip(x):\n    return fn.flip(x)\n\ndef aug(x):\n    return flip(x)\n")
+    assert "flip() builds DALI operators with fn.* and nothing in this file calls it" in out

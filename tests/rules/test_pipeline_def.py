@@ -116,3 +116,51 @@ def test_run_caught_only_for_its_end_stays_a_plain_generator():
     assert "ResumeAfterErrors" not in out
     out = _resume_case("try:\n            pipe.run()\n        except StopIteration:\n            break\n        except ValueError:\n            pass")
     assert "@ResumeAfterErrors.wrap" in out
+
+
+def test_gpu_reader_is_made_on_the_pipelines_device():
+    # ndd places a GPU reader on the current device when it is made: inside the pipeline's context
+    out = pipeline(
+        """\
+        frames = fn.readers.video(device="gpu", filenames=files, sequence_length=3)
+        return frames
+        """,
+        decorator="@pipeline_def(batch_size=2, device_id=1)",
+    )
+    assert "    with ctx:\n        reader = ndd.readers.Video(device=\"gpu\"" in out
+    assert "reader.next_epoch(batch_size=batch_size, ctx=ctx)" in out
+    cpu = pipeline('jpegs, labels = fn.readers.file(file_root="x")\nreturn jpegs, labels\n')
+    assert "\n    reader = ndd.readers.File(" in cpu and "ctx=ctx" not in cpu
+
+
+HIDDEN = '''
+import numpy as np
+import nvidia.dali.fn as fn
+from nvidia.dali import pipeline_def
+
+batch_size = {value}
+
+
+@pipeline_def(batch_size=4)
+def p():
+    return fn.external_source(source=lambda: [np.zeros(2)] * batch_size)
+
+
+pipe = p({call})
+pipe.build()
+out = pipe.run()
+'''
+
+
+def test_a_module_variable_named_like_a_setting_the_body_reads_blocks():
+    # the converted function's batch_size= parameter would be what the body reads
+    out = convert(HIDDEN.format(value=1, call=""), header="")
+    assert "@pipeline_def" in out and "the pipeline reads `batch_size` from outside it" in out
+
+
+def test_a_module_variable_that_always_equals_the_setting_converts():
+    out = convert(HIDDEN.format(value=4, call=""), header="")
+    assert "dali-migrate:" not in out and "def p(*, batch_size=4," in out
+    # a call that passes another batch size would give the body that one
+    out = convert(HIDDEN.format(value=4, call="batch_size=8"), header="")
+    assert "@pipeline_def" in out and "the pipeline reads `batch_size` from outside it" in out

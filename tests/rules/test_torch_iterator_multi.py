@@ -141,3 +141,12 @@ def test_one_pipeline_still_gets_the_single_pipeline_class():
     """)
     assert reasons == []
     assert "DaliTorchIterator(pipe, " in out and "class DaliTorchMultiIterator" not in out
+
+
+def test_the_marker_quotes_the_use_it_cannot_follow_and_says_it_once():
+    # a legacy class's reasons are marked on the class, far from the use: the use is quoted
+    body = "pipes = [pipe_fn(root, shard_id=i, num_shards=2) for i in range(2)]\nreturn DataLayer(pipes, n)\n"
+    out, reasons = run(body)
+    assert any("used here in a way dali-migrate cannot follow (`return DataLayer(pipes, n)`)" in r for r in reasons), reasons
+    again = convert_source(out)
+    assert again.output == out

@@ -1,0 +1,42 @@
+"""A helper that prints pipeline outputs sample by sample, as DALI's general/reinterpret.ipynb
+does: written for DALI versions whose TensorListCPU had no as_cpu(), it checks with hasattr and
+wraps a single output in a tuple."""
+import itertools
+import nvidia.dali.types as types
+import nvidia.dali.experimental.dynamic as ndd
+import numpy as np
+
+
+def show_result(outputs, names=["Input", "Output"], formatter=None):
+    if not isinstance(outputs, tuple):
+        return show_result((outputs,))
+
+    outputs = [out.cpu() for out in outputs]
+
+    for i in range(outputs[0].batch_size):
+        print(f"---------------- Sample #{i} ----------------")
+        for o, out in enumerate(outputs):
+            a = np.array(out.select(i))
+            s = "x".join(str(x) for x in a.shape)
+            title = names[o] if names is not None and o < len(names) else f"Output #{o}"
+            l = (out.layout or "")
+            if l: l += ' '
+            print(f"{title} ({l}{s})")
+            np.set_printoptions(formatter=formatter)
+            print(a)
+
+
+def example_reshape(input_data, *, batch_size=3, num_threads=2, device_id=None, seed=None):
+    ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
+    np.random.seed(1234)
+    source = input_data
+    for source_data in map(lambda i: [source() for j in range(batch_size)], itertools.count()):
+        with ctx:
+            inp = ndd.as_batch(source_data, dtype=types.INT32)
+            outputs_2 = inp, ndd.reshape(inp, shape=[5, 5], layout="HW")
+        yield outputs_2
+
+
+pipe = example_reshape(lambda: np.random.randint(0, 10, size=[25], dtype=np.int32))
+show_result(next(pipe))
+show_result(next(pipe), names=None)
