@@ -141,13 +141,26 @@ def test_lmdb_formats_skipped_without_lmdb(tmp_path, monkeypatch):
     gen = load_generator()
     monkeypatch.setattr(gen, "_have_lmdb", lambda: False)
     man = gen.generate(tmp_path, force=True)
-    assert set(man["skipped"]) == {"caffe_lmdb", "caffe2_lmdb"}
+    without_av = set() if gen._have_av() else {"video_h264"}
+    assert set(man["skipped"]) == {"caffe_lmdb", "caffe2_lmdb"} | without_av
     assert "lmdb" in man["skipped"]["caffe_lmdb"]
     assert not (tmp_path / "caffe_lmdb").exists()
     assert gen.is_up_to_date(tmp_path)
     monkeypatch.undo()
     # once lmdb is importable the folder is stale (the skipped formats can now be made)
     if gen._have_lmdb():
+        assert not gen.is_up_to_date(tmp_path)
+
+
+def test_h264_clips_skipped_without_pyav(tmp_path, monkeypatch):
+    gen = load_generator()
+    monkeypatch.setattr(gen, "_have_av", lambda: False)
+    man = gen.generate(tmp_path, force=True)
+    assert "video_h264" in man["skipped"] and "'av'" in man["skipped"]["video_h264"]
+    assert not (tmp_path / "video_h264").exists() and not (tmp_path / gen.H264_FILE_LIST).exists()
+    assert gen.is_up_to_date(tmp_path)
+    monkeypatch.undo()
+    if gen._have_av():
         assert not gen.is_up_to_date(tmp_path)
 
 
@@ -568,3 +581,32 @@ def test_video_decoder(dali, fixture_data, fixture_manifest):
     assert [f.shape[0] for f in frames][:n] == info["frame_counts"]
     assert all(f.shape[1:] == (info["height"], info["width"], 3) for f in frames)
     assert [int(lab[0]) for lab in labels][:n] == info["labels"]
+
+
+def test_h264_clips(fixture_data, fixture_manifest):
+    """The H.264 clips, decoded with PyAV (DALI 2.4 decodes H.264 on the GPU only): frame count,
+    size, key frames, and the square where each frame has it, so that a reader's frame index can
+    be trusted from the pictures."""
+    info = _fmt(fixture_manifest, "video_h264")
+    av = pytest.importorskip("av")
+    size, top = info["square"]["size"], info["square"]["top"]
+    for rel, count, xs in zip(info["files"], info["frame_counts"], info["square"]["x"]):
+        with av.open(str(fixture_data / rel)) as container:
+            stream = container.streams.video[0]
+            assert stream.codec_context.name == "h264" and float(stream.average_rate) == info["fps"]
+            packets = [p for p in container.demux(stream) if p.size]  # the flush packet is empty
+            keys = [i for i, p in enumerate(packets) if p.is_keyframe]
+        assert keys == list(range(0, count, info["gop"])), rel
+        with av.open(str(fixture_data / rel)) as container:
+            frames = np.stack([f.to_ndarray(format="rgb24") for f in container.decode(video=0)])
+        assert frames.shape == (count, info["height"], info["width"], 3), rel
+        assert len(xs) == count
+        # the square's columns: near-white in the middle rows of its band (background < 160)
+        band = frames[:, top + 4:top + size - 4].mean(axis=(1, 3))
+        for f, (row, x) in enumerate(zip(band, xs)):
+            cols = np.flatnonzero(row > 220)
+            assert abs((cols.min() + cols.max()) / 2 - (x + (size - 1) / 2)) <= 1, (rel, f)
+    listed = (fixture_data / info["file_list"]).read_text().splitlines()
+    assert [line.rsplit(" ", 1) for line in listed] == [
+        [str((fixture_data / rel).resolve()), str(lab)] for rel, lab in zip(info["files"], info["labels"])]
+    assert [info["classes"][lab] for lab in info["labels"]] == [Path(rel).parent.name for rel in info["files"]]

@@ -1,0 +1,36 @@
+# golden-verify: pipe=video_pipe args=(sorted(str(p) for p in (DATA / "video_h264").glob("*/*.mp4")),) kwargs={"batch_size": 4} iterations=7 needs=("video_h264",) device=gpu
+"""DALI's video_reader_simple_example: the GPU reader over a list of files, frames only."""
+import glob
+import os
+
+import numpy as np
+from nvidia.dali import fn, pipeline_def
+
+SEQUENCE_LENGTH = 4
+INITIAL_PREFETCH_SIZE = 11
+N_ITER = 6
+
+
+@pipeline_def(num_threads=2, device_id=0, seed=1234)
+def video_pipe(filenames):
+    videos = fn.readers.video(
+        device="gpu",
+        filenames=filenames,
+        sequence_length=SEQUENCE_LENGTH,
+        shard_id=0,
+        num_shards=1,
+        random_shuffle=True,
+        initial_fill=INITIAL_PREFETCH_SIZE,
+    )
+    return videos
+
+
+if __name__ == "__main__":
+    video_directory = os.path.join(os.environ["DALI_EXTRA_PATH"], "db", "video", "small")
+    video_files = sorted(glob.glob(os.path.join(video_directory, "*.mp4")))
+    pipe = video_pipe(video_files, batch_size=2)
+    pipe.build()
+    for i in range(N_ITER):
+        (sequences_out,) = pipe.run()
+        sequences_out = sequences_out.as_cpu().as_array()
+        print(sequences_out.shape, np.mean(sequences_out))
