@@ -38,29 +38,10 @@ def main(argv=None):
     data = bench_loop.default_data(4096, 300, 500)
     if mode == "full":
         step = bench_loop.make_variant("ours", "gpu", data, bs, 8)
-    else:
-        import torch
+    else:  # the reader + decoder alone, as benchmarks/profile_gpu_decode.py runs it
+        from benchmarks import profile_gpu_decode
 
-        import dali_migrate.runtime as ndd
-
-        ctx = ndd.EvalContext(num_threads=8, device_id=0)
-        reader = ndd.readers.File(file_root=str(data), random_shuffle=True, seed=42)
-
-        def gen():
-            while True:
-                for jpegs, labels in reader.next_epoch(batch_size=bs):
-                    with ctx:
-                        images = ndd.decoders.image(jpegs, device="gpu")
-                        images.evaluate()
-                    yield images, labels
-
-        g = gen()
-
-        def step():
-            out = next(g)
-            torch.cuda.current_stream().synchronize()
-            return out
-
+        step = profile_gpu_decode._step("ours", bs, 8)
     for _ in range(5):
         step()
     spans.clear()
