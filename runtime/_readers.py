@@ -292,8 +292,8 @@ class Reader:
             self._advance_shard()
 
     def _read_ahead(self, batch_size, stream, remaining):
-        """Keep _READ_DEPTH batches of this epoch (`remaining` samples after the one handed out
-        now) being read."""
+        """Keep _READ_DEPTH batches being read, of the `remaining` samples after the one handed
+        out now (this epoch's, and near its end the next epoch's too)."""
         ex = _ahead.executor("read")
         if not self._ahead and remaining > 0:
             self._ahead.append(ex.submit(self._run_ahead, batch_size, stream))
