@@ -152,20 +152,26 @@ def walk(node: cst.CSTNode, *, not_into: tuple = ()) -> Iterator[cst.CSTNode]:
 _reversed_fields: dict = {}  # node type -> _child_fields(type), last first
 
 
-def variables(node: cst.CSTNode) -> set:
-    """The names ``node`` reads or binds (not attribute names or keywords), nested scopes included."""
-    out = set()
+def variable_nodes(node: cst.CSTNode) -> list:
+    """The Name nodes in ``node`` that read or bind a variable (not attribute names or keywords),
+    nested scopes included."""
+    out = []
     stack = [node]
     while stack:
         cur = stack.pop()
         tp = type(cur)
         if tp is cst.Name:
-            out.add(cur.value)
+            out.append(cur)
         elif tp is cst.Attribute or tp is cst.Arg:  # not `x` of `a.x`, not the keyword of `f(x=1)`
             stack.append(cur.value)
         else:
             stack.extend(children(cur))
     return out
+
+
+def variables(node: cst.CSTNode) -> set:
+    """The names ``node`` reads or binds (not attribute names or keywords), nested scopes included."""
+    return {n.value for n in variable_nodes(node)}
 
 
 def names(node: cst.CSTNode) -> set:

@@ -110,14 +110,6 @@ def _first_call(node, is_helper: Callable) -> Optional[cst.Call]:
     return node if isinstance(node, cst.Call) and is_helper(node) else None
 
 
-class _Replace(cst.CSTTransformer):
-    def __init__(self, old, new):
-        self.old, self.new = old, new
-
-    def on_leave(self, original, updated):
-        return self.new if original is self.old else updated
-
-
 def hoist(stmt, is_helper: Callable, used: set, base: Callable) -> Optional[tuple]:
     """([``tmp = helper(...)``, ..., ``stmt`` reading the temporaries], {temporaries}) for a simple
     statement whose helper calls (``is_helper(call)``) are all in places where taking them out
@@ -141,7 +133,7 @@ def hoist(stmt, is_helper: Callable, used: set, base: Callable) -> Optional[tupl
         temp = fresh_name(base(call), used)
         temps.add(temp)
         out.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(temp))], call)]))
-        small = small.visit(_Replace(call, cst.Name(temp)))
+        small = small.deep_replace(call, cst.Name(temp))
     if not out:
         return None
     out[0] = out[0].with_changes(leading_lines=stmt.leading_lines)
@@ -166,24 +158,6 @@ def _variables(expr) -> set:
     return set()
 
 
-def _reads(node, name: str) -> list:
-    """The Name nodes in ``node`` that read or bind variable ``name`` (not attribute names or keywords)."""
-    found = []
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if type(n) is cst.Name:
-            if n.value == name:
-                found.append(n)
-        elif type(n) is cst.Attribute:
-            stack.append(n.value)
-        elif type(n) is cst.Arg:
-            stack.append(n.value)
-        else:
-            stack.extend(cst_walk.children(n))
-    return found
-
-
 def fold(stmts: list, temps: set) -> list:
     """``stmts`` with each ``tmp = value`` of a temporary written where the one read of the
     temporary is: where that read comes right after it (the statement the call was taken out of:
@@ -195,7 +169,8 @@ def fold(stmts: list, temps: set) -> list:
         if at is None:
             continue
         value = stmts[at].body[0].value
-        reads = [(i, n) for i, s in enumerate(stmts) if i != at for n in _reads(s, temp)]
+        reads = [(i, n) for i, s in enumerate(stmts) if i != at
+                 for n in cst_walk.variable_nodes(s) if n.value == temp]
         if len(reads) != 1 or reads[0][0] < at:
             continue
         where, name = reads[0]
@@ -210,7 +185,7 @@ def fold(stmts: list, temps: set) -> list:
         # where the name was an element, an argument or an index, only a tuple needs parentheses
         if not loose or isinstance(value, cst.Tuple):
             value = _atom(value)
-        stmts[where] = stmts[where].visit(_Replace(name, value))
+        stmts[where] = stmts[where].deep_replace(name, value)
         lines = stmts[at].leading_lines
         del stmts[at]
         if lines:
