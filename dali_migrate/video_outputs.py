@@ -32,7 +32,7 @@ from typing import Optional
 
 import libcst as cst
 
-from dali_migrate.cst_util import code
+from dali_migrate.cst_util import code, kwarg
 
 LEGACY = frozenset({"readers__Video", "readers__VideoResize", "VideoReader", "VideoReaderResize"})
 EXPERIMENTAL = frozenset({"experimental__readers__Video"})
@@ -49,13 +49,13 @@ _MISSING = object()
 def _literal(call: cst.Call, name: str):
     """The literal value of ``name=``; _MISSING where not given; raises ValueError where it is
     not a literal."""
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == name:
-            try:
-                return ast.literal_eval(code(arg.value).strip())
-            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-                raise ValueError(name) from None
-    return _MISSING
+    arg = kwarg(call, name)
+    if arg is None:
+        return _MISSING
+    try:
+        return ast.literal_eval(code(arg.value).strip())
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        raise ValueError(name) from None
 
 
 def _state(call: cst.Call, name: str) -> str:
