@@ -48,6 +48,9 @@ class Site:
     #: where ``construction`` is None because functions of the file made the pipeline and returned
     #: it (``pipe = make_pipe(...)``): how (a Made, see in_caller), or why that cannot be told (str)
     factory: object = None
+    #: (the call, the function) that hands a list of these pipelines to the function where the
+    #: receiver is used: the arguments they were made with are not visible there (pipe_lists.py)
+    handed: Optional[tuple] = None
 
 
 @dataclasses.dataclass
@@ -457,7 +460,8 @@ def plan(module, parents: Parents, pipelines: dict, rules, ndd: str, numpy: Opti
                     and len(assign.targets) == 1
                     and isinstance(assign.targets[0].target, cst.Name)
                 ):
-                    p.blockers.append((stmt, _consumer_hint(call, parents, names) or f"{label} is used here in a way dali-migrate cannot follow; convert the pipeline and this use by hand"))
+                    p.blockers.append((stmt, _consumer_hint(call, parents, names) or pipe_lists.factory_list_reason(assign, call, label, stmt)
+                                       or f"{label} is used here in a way dali-migrate cannot follow; convert the pipeline and this use by hand"))
                     continue
                 if constructs:
                     _plan_construction(call, info, p, stmt)
@@ -561,7 +565,7 @@ def _share_blockers(plans: dict) -> None:
             for other_name, other in plans.items():
                 if other is not p and other.blockers and other_name in p.listed_with:
                     p.blockers.append((None, f"is held in one list with pipeline {other_name}, which is not converted "
-                                             f"(a loop over the list makes each of them with the same code)"))
+                                             f"(a loop over the list runs the same code for each of them)"))
                     changed = True
                     break
                 if other is not p and other.blockers and _overlap(p.tracked, other.tracked):
@@ -1470,6 +1474,8 @@ def _plan_expr(node, kind, parents, state, site, pipe_rules, batch_rules, p: Pla
 
             if pipe_lists.plan_appended(node, site, parents, pipe_rules, p):
                 return
+            if pipe_lists.plan_object_list(node, site, parents, pipe_rules, p):
+                return
             p.blockers.append((stmt, f"the pipeline object `{state.var}` is used here in a way dali-migrate cannot follow (e.g. passed to an iterator); convert by hand"))
             return
         rule = pipe_rules.get(parent.attr.value)
@@ -1548,6 +1554,12 @@ def _plan_expr(node, kind, parents, state, site, pipe_rules, batch_rules, p: Pla
                     p.blockers.append((stmt, "TensorList.as_cpu() needs rule batch-cpu, which is disabled"))
                 else:
                     _use(cpu_rule, copy, stmt, site, p)
+            elif method.attr.value == "as_cpu" and _read_by_pil(copy, parents):
+                p.blockers.append((stmt, "a sample's .as_cpu() (a TensorCPU) goes to PIL's Image.fromarray, which raises "
+                                         "TypeError (\"Cannot handle this data type\") on it: a TensorCPU's "
+                                         "__array_interface__ gives struct-style typestrs ('=B' for uint8), not NumPy's ('|u1'). "
+                                         "np.asarray(batch.select(i).cpu()) would make this code work where the original "
+                                         "fails, a change of behaviour dali-migrate leaves to a person"))
             elif method.attr.value == "as_cpu":
                 p.blockers.append((stmt, "a sample's .as_cpu() gives a TensorCPU, read by other code through its buffer "
                                          "(__array_interface__); its counterpart batch.select(i).cpu() is an ndd.Tensor, "
@@ -1579,6 +1591,32 @@ def _plan_expr(node, kind, parents, state, site, pipe_rules, batch_rules, p: Pla
                 p.blockers.append((stmt, "len() of a TensorList: use batch.batch_size"))
             else:
                 _use(rule, call, stmt, site, p)
+
+
+def _read_by_pil(copy, parents: Parents) -> bool:
+    """Does ``copy`` (``tl[i].as_cpu()``) go to ``Image.fromarray``, as its argument or as an item
+    of a list bound to a name that the same scope passes on as ``Image.fromarray(name[k])``?"""
+
+    def fromarray_arg(node) -> bool:
+        arg = parents.of(node)
+        call = parents.of(arg) if isinstance(arg, cst.Arg) else None
+        return isinstance(call, cst.Call) and m.matches(
+            call.func, m.Attribute(value=m.Name("Image") | m.Attribute(value=m.Name("PIL"), attr=m.Name("Image")), attr=m.Name("fromarray")))
+
+    if fromarray_arg(copy):
+        return True
+    element = parents.of(copy)
+    listed = parents.of(element) if isinstance(element, cst.Element) else None
+    assign = parents.of(listed) if isinstance(listed, cst.List) else None
+    if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name)):
+        return False
+    name = assign.targets[0].target.value
+    scope = parents.scope(assign)
+    return any(
+        parents.scope(n) is scope and isinstance(parents.of(n), cst.Subscript) and parents.of(n).value is n
+        and fromarray_arg(parents.of(n))
+        for n in parents.names(name)
+    )
 
 
 def _sample_copy_read_by_numpy(copy, method, parents: Parents, site) -> bool:

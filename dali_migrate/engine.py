@@ -15,7 +15,7 @@ from typing import Optional
 import libcst as cst
 import libcst.matchers as m
 
-from dali_migrate import call_sites, cst_walk, fed_inputs, helper_inlining, legacy, markers, parents as parents_mod, rules as rules_mod, templates, tf_consumers
+from dali_migrate import call_sites, cst_walk, fed_inputs, helper_inlining, hidden_globals, legacy, markers, parents as parents_mod, rules as rules_mod, templates, tf_consumers
 from dali_migrate.catalog import load as load_catalog
 from dali_migrate.config import Config
 from dali_migrate.cst_util import code, fresh_name, names_in, with_kwarg, without_kwargs
@@ -101,12 +101,14 @@ def _convert_with_legacy(module: cst.Module, names, config: Config) -> "_Convert
     catalog = load_catalog()
     skip: set = set()
     not_inlined: set = set()  # pipelines that keep their helper calls (they did not convert with them inlined)
+    kept_hidden: set = set()  # pipelines that read a module variable as written (they did not convert through globals())
     tried: dict = {}  # such a pipeline -> (helpers, why it did not convert with them inlined)
     reasons: dict = {}  # name -> (anchor, [reasons])
     spelled = names_in(module)  # the file's names, read once; each pass gets a copy to add to
     while True:
         normalized, found = legacy.normalize(module, names, catalog, set(spelled), skip)
         normalized, inlined, cannot_inline = helper_inlining.inline(normalized, names, not_inlined)
+        normalized, unhidden = hidden_globals.rewrite(normalized, names, kept_hidden)
         converter = _Converter(normalized, names, config, original=module)
         converter.cannot_inline = cannot_inline
         converter.run_analysis()
@@ -118,8 +120,10 @@ def _convert_with_legacy(module: cst.Module, names, config: Config) -> "_Convert
         for name in undo:
             tried[name] = (inlined[name], converter.reasons.get(name, []))
         not_inlined |= undo
+        undo_hidden = {name for name in unhidden if name not in converter.converted}
+        kept_hidden |= undo_hidden
         if not failed:
-            if undo:
+            if undo or undo_hidden:
                 continue
             break
         for item in failed:
@@ -649,6 +653,11 @@ class _Apply(cst.CSTTransformer):
         return self._with_marks(original, updated)
 
     def _compound(self, original, updated):
+        entry = self.site_rewrites.get(id(original))
+        if entry is not None and entry[0].rewrite(updated, None, entry[1]) is None:
+            # a loop whose every statement a call-site rule removes (pipe_lists.plan_object_list)
+            self.conv.rewrites += 1
+            return cst.RemovalSentinel.REMOVE
         return self._with_marks(original, updated)
 
     leave_If = leave_For = leave_While = leave_With = leave_Try = _compound

@@ -17,7 +17,9 @@ given to a framework iterator (whose rule converts it, ``rules/torch_iterator.py
 picked by a literal index may be built (the call is removed) or asked its epoch size
 (``pipes[0].epoch_size("Reader")``: the reader of that element, the comprehension's variable
 replaced by the value it has for that element). Any other use (``pipes[0].run()``, a loop over the
-list, the list passed on) leaves the pipeline to a person: its outputs would not be followed.
+list, the list passed on) leaves the pipeline to a person: its outputs would not be followed;
+except a list handed to a function or class of the file that only gives it to a framework
+iterator (:func:`_plan_handed`).
 
 The comprehension is evaluated again where the iterator needs each element's reader metadata
 (``[<reader>.get_metadata() for i in range(n)]``), so its iterable must give the same values
@@ -205,22 +207,14 @@ def _plan_use(node, var, site, parents, pipe_rules, p) -> bool:
     stmt = parents.statement(node)
     iterator = call_sites._iterator_call(node, parents, site)
     if iterator is not None and isinstance(parent, cst.Arg):
-        call, qualified = iterator
-        rule = pipe_rules.get(("iterator", qualified))
-        if rule is None:
-            p.blockers.append((stmt, f"the pipelines `{var}` are given to {qualified.rsplit('.', 1)[-1]}, which dali-migrate does not convert: convert by hand"))
-            return True
-        call_sites._use(rule, call, stmt, site, p)
-        if id(call) in p.rewrites:
-            p.converted_statements.add(id(stmt))
-            p.helpers.update(rule.helpers(site, call))
-            for other, other_rule in rule.also(call, site):
-                p.rewrites[id(other)] = (other_rule, site)
+        _plan_iterator(*iterator, stmt, var, site, pipe_rules, p)
+        return True
+    handed = _handed_to(node, parents)
+    if handed is not None:
+        _plan_handed(handed, var, site, parents, pipe_rules, p)
         return True
     if isinstance(parent, cst.Arg):
-        outer = parents.of(parent)
-        # len(pipes): a list of generators is as long as the list of pipelines
-        return isinstance(outer, cst.Call) and isinstance(outer.func, cst.Name) and outer.func.value == "len" and len(outer.args) == 1
+        return _is_len(node, parents)
     if not (
         isinstance(parent, cst.Subscript)
         and parent.value is node
@@ -246,6 +240,106 @@ def _plan_use(node, var, site, parents, pipe_rules, p) -> bool:
         return True
     call_sites._use(rule, call, stmt, element, p)
     return True
+
+
+def factory_list_reason(comp, call, label: str, stmt) -> Optional[str]:
+    """Why a list that a comprehension makes by calling a function that makes and returns a pipeline
+    (``pipelines = [create_pipeline(...) for idx, p in enumerate(places)]``) is left to a person;
+    None when ``call`` is not such a comprehension's element. Only comprehensions of the pipeline's
+    own call are followed (:func:`plan`): their elements' arguments are the pipeline's."""
+    if not (isinstance(comp, cst.ListComp) and comp.elt is call):
+        return None
+    called = label if label.endswith(")") else f"{label}()"
+    return (f"a list of pipelines is made by calling {called}, a function that makes and returns one, in a comprehension "
+            f"(`{one_line_statement(stmt)}`): dali-migrate follows such a list only where the comprehension calls the "
+            f"pipeline itself; convert the pipeline and this list by hand")
+
+
+def _plan_iterator(call, qualified: str, stmt, var: str, site, pipe_rules, p) -> None:
+    """The list's variable is the pipelines argument of the framework iterator ``call``."""
+    rule = pipe_rules.get(("iterator", qualified))
+    if rule is None:
+        p.blockers.append((stmt, f"the pipelines `{var}` are given to {qualified.rsplit('.', 1)[-1]}, which dali-migrate does not convert: convert by hand"))
+        return
+    call_sites._use(rule, call, stmt, site, p)
+    if id(call) in p.rewrites:
+        p.converted_statements.add(id(stmt))
+        p.helpers.update(rule.helpers(site, call))
+        for other, other_rule in rule.also(call, site):
+            p.rewrites[id(other)] = (other_rule, site)
+
+
+def _handed_to(node, parents) -> Optional[tuple]:
+    """(the call, ``node``'s argument, the function it runs, whether that is a class's ``__init__``) when ``node`` is
+    an argument of a call of a function or a class defined once at the top of the file; else None."""
+    arg = parents.of(node)
+    call = parents.of(arg)
+    if not (isinstance(arg, cst.Arg) and arg.value is node and isinstance(call, cst.Call) and isinstance(call.func, cst.Name)):
+        return None
+    func = call_sites._function_at(call, parents)
+    if func is not None:
+        return call, arg, func, False
+    classes = [c for c in parents.find(cst.ClassDef) if c.name.value == call.func.value]
+    if len(classes) != 1 or parents.scope(classes[0]) is not None:
+        return None
+    inits = [s for s in classes[0].body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"]
+    return (call, arg, inits[0], True) if len(inits) == 1 else None
+
+
+def _plan_handed(handed: tuple, var: str, site, parents, pipe_rules, p) -> None:
+    """The list is handed to a function or a class of the file (``return DataLayer(pipes, ...)``)
+    whose parameter goes, unchanged, to a framework iterator made there (DALI's RNN-T example:
+    ``self.dali_it = DALIGenericIterator(dali_pipelines, ...)`` in ``__init__``). The iterator is
+    planned as if it got the list here; its rule is told (``Site.handed``) that the arguments the
+    pipelines were made with are not visible where it is made.
+
+    Every other mention of the function or class would run the same code on something else, so
+    this call must be its only one; the parameter may be read only by iterators and ``len()``."""
+    call, arg, func, method = handed
+    stmt = parents.statement(call)
+    cls = parents.of(parents.of(func)) if method else None
+    what = f"class {cls.name.value}" if method else f"{func.name.value}()"
+    owner = cls if method else func
+    param = call_sites._bound_param(call, func, arg, method)
+    reason = None
+    mentions = [r for r in call_sites._references(owner.name.value, parents) if r is not owner.name]
+    if mentions != [call.func]:
+        reason = f"{what} gets the pipelines `{var}` here and is used elsewhere too"
+    elif method and (cls.decorators or cls.keywords or any(not m.matches(b.value, m.Name("object")) for b in cls.bases)):
+        reason = f"{what} is decorated, has a base class or class keywords"
+    elif func.decorators or func.asynchronous is not None:
+        reason = f"{func.name.value}() is decorated or async"
+    elif param is None:
+        reason = f"the argument `{var}` of this call fills none of the named parameters of {what}"
+    if reason is not None:
+        p.blockers.append((stmt, f"{reason}: dali-migrate cannot follow what it does with them; convert by hand"))
+        return
+    name = param.name.value
+    own = call_sites._scope_nodes(func, parents)
+    if call_sites._rebinds(own, name, parents):
+        p.blockers.append((func, f"{func.name.value}() assigns its parameter `{name}`, which gets the pipelines `{var}`: convert by hand"))
+        return
+    for nested in call_sites._free_in_nested(own, {name}, parents):
+        p.blockers.append((nested, f"a nested function uses `{name}`, which gets the pipelines `{var}`: convert by hand"))
+    handed_site = dataclasses.replace(site, handed=(call, func))
+    for ref in own.nodes:
+        if not (isinstance(ref, cst.Name) and ref.value == name and call_sites._is_variable(ref, parents)):
+            continue
+        use = parents.statement(ref)
+        iterator = call_sites._iterator_call(ref, parents, handed_site)
+        if iterator is not None and iterator[0].args and iterator[0].args[0].value is ref:
+            _plan_iterator(*iterator, use, name, handed_site, pipe_rules, p)
+        elif not _is_len(ref, parents):
+            p.blockers.append((use, f"`{name}`, which gets the pipelines `{var}` (`{one_line_statement(stmt)}`), "
+                                    f"is used here in a way dali-migrate cannot follow (`{one_line_statement(use)}`); convert by hand"))
+
+
+def _is_len(node, parents) -> bool:
+    """``len(node)``: a list of generators is as long as the list of pipelines."""
+    arg = parents.of(node)
+    outer = parents.of(arg)
+    return (isinstance(arg, cst.Arg) and isinstance(outer, cst.Call) and isinstance(outer.func, cst.Name)
+            and outer.func.value == "len" and len(outer.args) == 1)
 
 
 def plan_appended(node, site, parents, pipe_rules, p) -> bool:
@@ -310,6 +404,121 @@ def plan_appended(node, site, parents, pipe_rules, p) -> bool:
         if parents.span[id(ref)][0] < loop_end or not _plan_use(ref, lst, site, parents, pipe_rules, p):
             p.blockers.append((use, f"the list of pipelines `{lst}` is used here in a way dali-migrate cannot follow (`{one_line_statement(use)}`); convert by hand"))
     return True
+
+
+class _DropLoop:
+    """The rewrite of a loop whose every statement goes (:func:`plan_object_list`): it goes too."""
+
+    id = "pipe-list-loop"
+    summary = "a loop over a list of pipelines that only builds them is removed"
+    receiver = "pipeline"
+
+    @staticmethod
+    def rewrite(node, receiver, site):
+        return None
+
+
+def plan_object_list(node, site, parents, pipe_rules, p) -> bool:
+    """``node`` (a pipeline variable) is written in a list of pipeline variables that loops only
+    get ready, as DALI's parallel external source notebooks do:
+
+        pipelines = [train_pipe, val_pipe]
+        for pipe in pipelines:
+            pipe.start_py_workers()
+        for pipe in pipelines:
+            pipe.build()
+
+    Every statement of such a loop is a call that a converted pipeline drops (``build()``,
+    ``start_py_workers()``: their rules remove them), so the loops go; the list stays, holding
+    the generators. The pipelines of the list are converted together or not at all (the loops
+    serve them all). False when ``node`` is not in a list written out and assigned to a name
+    (the caller marks the use); a list used otherwise gets blockers saying why."""
+    el = parents.of(node)
+    lst = parents.of(el)
+    assign = parents.of(lst)
+    if not (
+        isinstance(el, cst.Element) and el.value is node and isinstance(lst, (cst.List, cst.Tuple))
+        and isinstance(assign, cst.Assign) and assign.value is lst and len(assign.targets) == 1
+        and isinstance(assign.targets[0].target, cst.Name)
+    ):
+        return False
+    var = assign.targets[0].target.value
+    stmt = parents.statement(assign)
+    listed = []
+    for e in lst.elements:
+        sites = site.scope_pipes.get(e.value.value) if isinstance(e, cst.Element) and isinstance(e.value, cst.Name) else None
+        if not sites or len(sites) != 1 or sites[0] is None:
+            p.blockers.append((stmt, f"the list `{var}` holds `{code(e.value if isinstance(e, cst.Element) else e).strip()}`, which "
+                                     f"is not a variable assigned once from a pipeline call here: dali-migrate cannot follow "
+                                     f"what a loop over it gets; convert by hand"))
+            return True
+        listed.append(sites[0].pipeline.name)
+    scope = parents.scope(assign)
+    own = call_sites._scope_nodes(scope if scope is not None else _module_of(assign, parents), parents)
+    refs = [n for n in own.nodes if isinstance(n, cst.Name) and n.value == var and not _attribute_name(n, parents)]
+    if sum(_binds_name(n, parents) for n in refs) != 1:
+        p.blockers.append((stmt, f"`{var}` is assigned more than once: dali-migrate cannot follow which pipelines it holds"))
+        return True
+    for nested in call_sites._free_in_nested(own, {var}, parents):
+        p.blockers.append((nested, f"a nested function uses the pipelines `{var}`: convert by hand"))
+    p.listed_with |= set(listed) - {site.pipeline.name}
+    loops = []
+    for ref in refs:
+        if ref is assign.targets[0].target:
+            continue
+        loop = parents.of(ref)
+        use = parents.statement(ref)
+        calls = _readying_calls(loop, pipe_rules) if isinstance(loop, cst.For) and loop.iter is ref else None
+        if calls is None:
+            p.blockers.append((use, f"the list of pipelines `{var}` is used here other than by a loop `for pipe in {var}:` whose "
+                                    f"every statement is `pipe.build()` or `pipe.start_py_workers()` (`{one_line_statement(use)}`): "
+                                    f"dali-migrate cannot follow what it gets; convert by hand"))
+            loops = None
+            break
+        loops.append((loop, calls))
+    if loops is None:
+        return True
+    # The loops go: their variable must be read nowhere else (after a loop it held the last pipeline).
+    targets = {loop.target.value for loop, _ in loops}
+    ours = {id(loop.target) for loop, _ in loops} | {id(call.func.value) for _, calls in loops for call, _ in calls}
+    for n in own.nodes:
+        if isinstance(n, cst.Name) and n.value in targets and id(n) not in ours and not _attribute_name(n, parents):
+            p.blockers.append((parents.statement(n), f"`{n.value}`, which loops over the pipelines `{var}` bind, is used here too: "
+                                                     f"those loops cannot go; convert by hand"))
+            return True
+    for nested in call_sites._free_in_nested(own, targets, parents):
+        p.blockers.append((nested, f"a nested function uses `{', '.join(sorted(targets))}`, which loops over the pipelines `{var}` bind: convert by hand"))
+        return True
+    for loop, calls in loops:
+        for call, rule in calls:
+            call_sites._use(rule, call, parents.statement(call), site, p)
+        p.rewrites[id(loop)] = (_DropLoop, site)
+    return True
+
+
+def _readying_calls(loop: cst.For, pipe_rules) -> Optional[list]:
+    """[(call, rule)] when every statement of ``loop`` (``for pipe in pipes:``, no ``else``) is
+    ``pipe.<method>()`` of a rule that removes the call; else None."""
+    if not (isinstance(loop.target, cst.Name) and loop.orelse is None and loop.asynchronous is None
+            and isinstance(loop.body, cst.IndentedBlock) and loop.body.body):
+        return None
+    found = []
+    for line in loop.body.body:
+        if not (isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 and isinstance(line.body[0], cst.Expr)):
+            return None
+        call = line.body[0].value
+        if not (isinstance(call, cst.Call) and not call.args and isinstance(call.func, cst.Attribute)
+                and m.matches(call.func.value, m.Name(loop.target.value))):
+            return None
+        rule = pipe_rules.get(call.func.attr.value)
+        if rule is None or rule.id not in _READYING:
+            return None
+        found.append((call, rule))
+    return found
+
+
+#: rules whose calls a converted pipeline drops: a loop of nothing but these goes
+_READYING = ("pipe-build", "pipe-start-py-workers")
 
 
 def _module_of(node, parents):

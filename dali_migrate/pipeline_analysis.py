@@ -368,6 +368,34 @@ def _same_outside(key: str, info: PipelineInfo, func: cst.FunctionDef, module) -
     return True
 
 
+def bind_settings(info: PipelineInfo, params: set) -> None:
+    """Fill ``bound_settings`` / ``computed_settings`` from the decorator's settings."""
+    for key in SETTINGS:
+        value = info.settings.get(key)
+        if isinstance(value, cst.Name) and value.value in params:
+            info.bound_settings[key] = value.value
+    for key in SETTINGS:
+        value = info.settings.get(key)
+        if value is not None and key not in info.bound_settings and cst_walk.variables(value) & params:
+            info.computed_settings[key] = value
+
+
+def hidden_outside(info: PipelineInfo, params: set, module) -> list:
+    """The settings whose names the pipeline's body reads from outside it, sorted.
+
+    The converted function takes the settings as parameters: where the body reads one of their
+    names from outside (a module's `batch_size = 1` beside @pipeline_def(batch_size=4)), it would
+    read the parameter. (A default that is that very name, batch_size=batch_size, reads the same.)
+    hidden_globals.py reads a module's variable through globals() instead, where it can."""
+    func = info.func
+    return sorted(
+        k for k in (cst_walk.variables(func.body) - _assigned_names(func.body)) & set(SETTINGS) - params
+        if k not in info.bound_settings and k not in info.computed_settings
+        and not (isinstance(info.settings.get(k), cst.Name) and info.settings[k].value == k)
+        and not _same_outside(k, info, func, module)
+    )
+
+
 def _plain_literal(expr) -> bool:
     if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
         expr = expr.expression
@@ -385,28 +413,13 @@ def analyze(func: cst.FunctionDef, dec: cst.Decorator, names: DaliNames, catalog
         info.blockers.append("async pipeline function: convert by hand")
 
     params = _param_names(func.params)
-    for key in SETTINGS:
-        value = info.settings.get(key)
-        if isinstance(value, cst.Name) and value.value in params:
-            info.bound_settings[key] = value.value
-    for key in SETTINGS:
-        value = info.settings.get(key)
-        if value is not None and key not in info.bound_settings and cst_walk.variables(value) & params:
-            info.computed_settings[key] = value
+    bind_settings(info, params)
     clash = sorted(
         p for p in params & set(SETTINGS) if info.bound_settings.get(p) != p
     ) + sorted(p for p in set(info.bound_settings.values()) & set(SETTINGS) if info.bound_settings.get(p) != p)
     if clash:
         info.blockers.append(f"parameter(s) {', '.join(clash)} clash with the pipeline settings the converted function takes")
-    # The converted function takes the settings as parameters: where the body reads one of their
-    # names from outside (a module's `batch_size = 1` beside @pipeline_def(batch_size=4)), it would
-    # read the parameter. (A default that is that very name, batch_size=batch_size, reads the same.)
-    hidden = sorted(
-        k for k in (cst_walk.variables(func.body) - _assigned_names(func.body)) & set(SETTINGS) - params
-        if k not in info.bound_settings and k not in info.computed_settings
-        and not (isinstance(info.settings.get(k), cst.Name) and info.settings[k].value == k)
-        and not _same_outside(k, info, func, module)
-    )
+    hidden = hidden_outside(info, params, module)
     if hidden:
         info.blockers.append(
             f"the pipeline reads `{hidden[0]}` from outside it, which the converted function's {hidden[0]}= parameter "

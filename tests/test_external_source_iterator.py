@@ -317,6 +317,8 @@ def _run_program(path: Path, tmp_path: Path, name: str, argv=(), env=None) -> st
 @pytest.mark.parametrize("case,argv,env,lines", [
     # two epochs of the five whole batches of 21 files
     ("external_source_torch_iterator", lambda d: ["--data_dir", str(d)], lambda d: {}, 10),
+    # a module's batch_size of 3 (the source's) beside the pipeline's 8: two epochs of 7 batches
+    ("external_source_module_batch_size", lambda d: ["--data_dir", str(d)], lambda d: {}, 14),
     # three epochs of size=21 with PARTIAL: 7 batches of 3 each
     ("external_source_torch_external_input", lambda d: [], lambda d: {"DATA_DIR": f"{d}/"}, 21),
 ])

@@ -354,3 +354,76 @@ def test_iterator_subclass_matches(case, tmp_path, fixture_data):
     assert sum(isinstance(x, tuple) and isinstance(x[0], torch.Tensor) for x in want) >= 6
     assert any(isinstance(x, tuple) and x[0] == "len" and x[3] > 0 for x in want)  # the override was reached
     _same(want, got)
+
+
+# Pipelines made in one place and handed, as a list, to a class or a function of the file that makes
+# the iterator (DALI's RNN-T example): the converted class reads the batch size from the first batches.
+HANDED_SOURCE = '''\
+from nvidia.dali import fn, pipeline_def
+from nvidia.dali.plugin.pytorch import DALIGenericIterator, LastBatchPolicy
+
+
+@pipeline_def(num_threads={threads}, device_id=0)
+def pipe_fn(root, shard_id, num_shards):
+    jpegs, labels = fn.readers.file(file_root=root, shard_id=shard_id, num_shards=num_shards, pad_last_batch={pad})
+    images = fn.decoders.image(jpegs, device="mixed")
+    images = fn.resize(images, resize_x=8, resize_y=8)
+    return images, labels.gpu()
+
+
+class Loader:
+    def __init__(self, pipelines, size):
+        self.it = DALIGenericIterator(pipelines, ["data", "label"], size, {args})
+
+
+def make_loader(pipelines, size):
+    return DALIGenericIterator(pipelines, ["data", "label"], size=size, {args})
+
+
+def epochs(root, n, batch_size):
+    pipes = [pipe_fn(root, i, 2, batch_size=batch_size, device_id=i) for i in range(2)]
+    loader = {make}
+    seen = [("batch_size", loader.batch_size)]
+    for _ in range(n):
+        {loop}
+        seen.append(("len", len(loader)))
+    return seen
+'''
+
+
+def _handed_cases():
+    out = []
+    for policy in ["FILL", "DROP", "PARTIAL"]:
+        pol = f"last_batch_policy=LastBatchPolicy.{policy}"
+        out.append((f"class-size-13-{policy}", pol, False, 4, "Loader(pipes, 13).it", MULTI_FOR))
+        out.append((f"function-size-21-{policy}", f"{pol}, auto_reset=True", True, 8, "make_loader(pipes, 21)", MULTI_FOR))
+        out.append((f"class-next-size-9-{policy}", pol, False, 4, "Loader(pipes, 9).it", MULTI_NEXT))
+    return out
+
+
+HANDED_CASES = _handed_cases()
+
+
+@pytest.mark.parametrize("case", HANDED_CASES, ids=[c[0] for c in HANDED_CASES])
+def test_iterator_over_pipelines_handed_to_a_class_or_function_matches(case, tmp_path, fixture_data):
+    """DALIGenericIterator made where the batch size cannot be seen, against the converted
+    DaliTorchMultiIterator that reads it from the first batches: the same epochs, len() and batch_size."""
+    name, args, pad, bs, make, loop = case
+    source = HANDED_SOURCE.format(args=args, pad=pad, make=make, loop=loop, threads=ndd.get_num_threads())
+    # only the form the case uses stays: the other would use the class or function a second time
+    unused = "class Loader:" if make.startswith("make_loader") else "def make_loader("
+    blocks = source.split("\n\n\n")
+    source = "\n\n\n".join(b for b in blocks if not b.startswith(unused))
+    result = convert_source(source)
+    assert not result.markers, result.output
+    assert "batch_size=None" in result.output and "DALIGenericIterator(" not in result.output
+    original = _load(tmp_path, "original_handed", to_cpu(source))
+    converted = _load(tmp_path, "converted_handed", to_cpu(result.output))
+    root = str(fixture_data / "images")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = original.epochs(root, 3, bs)
+    got = converted.epochs(root, 3, bs)
+    assert want[0] == ("batch_size", bs)
+    assert sum(isinstance(x, tuple) and isinstance(x[0], torch.Tensor) for x in want) >= 6
+    _same(want, got)

@@ -40,8 +40,10 @@ RULE = Rule(
     order=5,
 )
 
-# The pure builtins conditions may use, and constructors and formatting that are pure as well
-_PURE_BUILTINS = PURE_BUILTINS | {"list", "dict", "set", "frozenset", "pow", "divmod", "slice", "repr", "format", "hash"}
+# The pure builtins conditions may use, and constructors and formatting that are pure as well;
+# globals(), the module's own dict every time (how hidden_globals.py reads a module variable that
+# a setting's parameter hides: read in the loop, like any other module variable)
+_PURE_BUILTINS = PURE_BUILTINS | {"list", "dict", "set", "frozenset", "pow", "divmod", "slice", "repr", "format", "hash", "globals"}
 _SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
 _OWN_ARGUMENTS = frozenset({"external_source", "python_function", "torch_python_function", "dl_tensor_python_function"})
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)

@@ -44,6 +44,9 @@ epoch index is 0 throughout for the same reason.
 Sources run when ``next()`` asks for their batch, not ``prefetch_queue_depth`` batches ahead, and
 ``parallel=True`` sources run in this process: the same data, at other times. ``dtype=`` becomes
 ``as_batch(dtype=...)``, which converts where the pipeline checked: the same for valid data.
+``device=`` goes to ``as_batch`` as written: a string literal, or a parameter of the pipeline
+function that its body does not assign (``def bench(cb, device="gpu")``: the generator takes the
+same parameter, so ``as_batch`` gets the value the pipeline got).
 
 A source the pipeline function takes as a parameter (``def example(input_data):
 fn.external_source(input_data, batch=False)``, called as ``example(lambda: ...)``) has the kind of
@@ -629,6 +632,22 @@ def plan_fed_only(call, info) -> Optional[_Fed]:
     return planned if isinstance(planned, _Fed) else None
 
 
+def _unchanged_param(expr, ctx) -> bool:
+    """Is ``expr`` a parameter of the pipeline function that its body never assigns? The converted
+    generator takes the same parameter, so ``as_batch(device=<it>)`` gets what the pipeline got:
+    "cpu" and "gpu" mean the same to both, other values DALI rejects when the pipeline is made."""
+    info = getattr(ctx, "pipeline", None)
+    if not isinstance(expr, cst.Name) or info is None:
+        return False
+    params = info.func.params
+    every = [*params.posonly_params, *params.params, *params.kwonly_params]
+    from dali_migrate.pipeline_analysis import _assigned_names
+
+    return any(p.name.value == expr.value for p in every) and not any(
+        expr.value in _assigned_names(stmt) for stmt in info.statements
+    )
+
+
 def _plan(call, ctx):
     """A _Source, FED (iter_setup feeds it), or why it cannot be converted (str)."""
     if any(a.star for a in call.args):
@@ -639,8 +658,9 @@ def _plan(call, ctx):
     for a in call.args:
         if a.keyword is not None and a.keyword.value not in known:
             return f"fn.external_source({a.keyword.value}=...) is not converted: convert by hand"
-    if kwarg(call, "device") is not None and not isinstance(kwarg(call, "device").value, cst.SimpleString):
-        return "fn.external_source(device=...) not a string literal: convert by hand"
+    device = kwarg(call, "device")
+    if device is not None and not isinstance(device.value, cst.SimpleString) and not _unchanged_param(device.value, ctx):
+        return "fn.external_source(device=...) neither a string literal nor a parameter of the pipeline function: convert by hand"
     if kwarg(call, SYNTHETIC_FEED) is not None:
         return FED
     source = _arg(call, "source")

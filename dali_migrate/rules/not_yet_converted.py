@@ -57,6 +57,46 @@ _DATA_ITERATOR_HINT = (
 _PEEK = "; peek() / peek_async() by hand"
 
 
+_SEE_CALL_SITE = "(see the call-site marker)"
+
+
+def _imported_pipeline(call: cst.Call, module: cst.Module, parents):
+    """(name, module) when the iterator's pipeline argument is a variable its scope binds once, to a
+    call of something another module gives (``pipe = COCOPipeline(...)`` after ``from src.coco_pipeline
+    import COCOPipeline``): the iterator's marker then says where the pipeline is, not "see the
+    call-site marker", which no rule of this file writes for it."""
+    if not call.args or call.args[0].keyword is not None:
+        return None
+    arg = call.args[0].value
+    if isinstance(arg, (cst.List, cst.Tuple)) and len(arg.elements) == 1:
+        arg = arg.elements[0].value
+    if not isinstance(arg, cst.Name):
+        return None
+    scope = parents.scope(call)
+    values = [
+        n for n in parents.names(arg.value)
+        if isinstance(parents.of(n), cst.AssignTarget) and parents.scope(n) is scope
+    ]
+    if len(values) != 1:
+        return None
+    assign = parents.of(parents.of(values[0]))
+    value = assign.value if isinstance(assign, cst.Assign) and len(assign.targets) == 1 else None
+    if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)):
+        return None
+    callee = value.func.value
+    found = []
+    for stmt in module.body:
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) and stmt.name.value == callee:
+            return None
+        for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+            if isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
+                for alias in small.names:
+                    bound = alias.asname.name.value if alias.asname is not None else dotted(alias.name)
+                    if bound == callee:
+                        found.append("." * len(small.relative) + (dotted(small.module) if small.module else ""))
+    return (callee, found[0]) if len(found) == 1 and not found[0].startswith("nvidia.") else None
+
+
 def _framework_hint(q: str):
     """The hint for a plugin class or function that wraps pipelines, or None."""
     if not q.startswith("nvidia.dali.plugin."):
@@ -120,7 +160,14 @@ def _find(module: cst.Module, names, parents, converted: set) -> list:
         elif q.startswith(OPS + "."):
             mark(call, f"legacy operator {q[len('nvidia.dali.'):]}: not converted yet; use the ndd function of the same operator")
         elif _framework_hint(q) is not None:
-            mark(call, _framework_hint(q))
+            hint = _framework_hint(q)
+            imported = _imported_pipeline(call, module, parents)
+            if imported is not None and _SEE_CALL_SITE in hint:
+                hint = hint.replace(_SEE_CALL_SITE, (
+                    f"(its pipeline comes from {imported[0]}(), imported from {imported[1]}: dali-migrate converts one "
+                    f"file at a time and cannot see that pipeline's batch size, reader or sources from here)"
+                ))
+            mark(call, hint)
         elif q.endswith(".serialize") or q.endswith("autoserialize"):
             mark(call, "serialized pipelines (e.g. for Triton) need pipeline mode: keep this pipeline as it is")
     from dali_migrate.pipeline_analysis import helpers_with_ops
@@ -131,9 +178,12 @@ def _find(module: cst.Module, names, parents, converted: set) -> list:
         if _decorated_by_data_iterator(func, names):
             continue  # a pipeline definition: the decorator's marker says what to do
         if name in here:
+            left = _unconverted_callers(name, module, names, converted)
             mark(
                 func,
-                f"{name}() builds DALI operators with fn.*, which only works inside a pipeline: convert it with the pipelines that call it (ndd calls, batch_size= on random ops)",
+                f"{name}() builds DALI operators with fn.*, which only works inside a pipeline: convert it with the pipelines that call it (ndd calls, batch_size= on random ops)"
+                + (f"; {', '.join(f'{c}()' for c in left)}, which call{'s' if len(left) == 1 else ''} it, "
+                   f"{'is' if len(left) == 1 else 'are'} not converted: see the marker there" if left else ""),
             )
         else:
             mark(func, f"{name}() builds DALI operators with fn.* and nothing in this file calls it: it serves pipelines of "
@@ -148,6 +198,18 @@ def _find(module: cst.Module, names, parents, converted: set) -> list:
         elif not isinstance(dec.decorator, cst.Call) and _framework_hint(q) is not None:
             mark(parents.of(dec), _framework_hint(q))  # `@data_iterator` without arguments
     return found
+
+
+def _unconverted_callers(helper: str, module: cst.Module, names, converted: set) -> list:
+    """The module-level pipeline functions that call ``helper`` and were not converted."""
+    from dali_migrate.helper_inlining import _called_by_name
+    from dali_migrate.pipeline_analysis import pipeline_decorator
+
+    return [
+        s.name.value for s in module.body
+        if isinstance(s, cst.FunctionDef) and s.name.value not in converted
+        and pipeline_decorator(s, names) is not None and helper in _called_by_name(s)
+    ]
 
 
 def _used_here(module: cst.Module, helpers: dict, parents, names) -> set:

@@ -18,7 +18,10 @@ Several pipelines, one per GPU (``It([pipe0, pipe1], ...)``, or ``It(pipes, ...)
 ``DaliTorchMultiIterator(pipes, ..., reader_meta=[<each pipeline's reader>.get_metadata(), ...])``,
 which yields one dict per pipeline as DALI does (each pipeline's shard, the counters per shard).
 Every pipeline must be one the tool converts, made where it can see it, with batch sizes written
-the same; they are converted together or not at all.
+the same; they are converted together or not at all. A comprehension's list handed to a class or
+function of the file that makes the iterator (DALI's RNN-T example: ``DaliRnntIterator(pipes, ...)``,
+``DALIGenericIterator(dali_pipelines, ...)`` in its ``__init__``) gets the class with
+``batch_size=None``, which reads the batch size from the first batches (:func:`_handed_reason`).
 
 A class of the file derived from the iterator (``class Wrapper(DALIClassificationIterator)``,
 PyTorch Lightning's example) is called as the iterator is and gets the emitted class as its base,
@@ -59,7 +62,7 @@ from typing import Callable, Optional
 import libcst as cst
 
 from dali_migrate import iterator_subclasses, pipe_lists
-from dali_migrate.cst_util import fresh_name, kwarg, names_in
+from dali_migrate.cst_util import code, fresh_name, kwarg, names_in
 from dali_migrate.rules.base import CallSiteRule
 from dali_migrate.rules.pipe_epoch_size import CannotConvert, made, made_value, reader_expression, repeatable
 from dali_migrate.rules.pipeline_def import reader_needs_context
@@ -296,17 +299,23 @@ def _plan(call: cst.Call, site, fw: Framework = TORCH):
     for key, defaults in fw.defaults_only.items():
         if key in bound and not (isinstance(bound[key], cst.Name) and bound[key].value in defaults):
             return f"{_short(kind, fw)}({key}=...): {fw.unconverted[key]}"
-    try:
-        sizes = [_batch_size(m) for m in members]
-    except CannotConvert as e:
-        return f"{_short(kind, fw)}: {e}; convert by hand"
-    bs = sizes[0]
-    if any(not b.deep_equals(bs) for b in sizes[1:]):
-        # DALI asserts that they are equal; the tool cannot tell whether they are.
-        return f"{_short(kind, fw)} over pipelines whose batch sizes are written differently; convert by hand"
-    if site.comp is not None and names_in(site.comp.for_in.target) & names_in(bs):
-        return f"{_short(kind, fw)}: the batch size depends on the comprehension's variable; convert by hand"
-    new = [("batch_size", bs)]
+    if site.handed is not None:
+        reason = _handed_reason(bound, kind, fw, group, site)
+        if reason:
+            return reason
+        new = []  # the emitted class reads it from the first batches (BATCH_FROM_DATA_EDITS)
+    else:
+        try:
+            sizes = [_batch_size(m) for m in members]
+        except CannotConvert as e:
+            return f"{_short(kind, fw)}: {e}; convert by hand"
+        bs = sizes[0]
+        if any(not b.deep_equals(bs) for b in sizes[1:]):
+            # DALI asserts that they are equal; the tool cannot tell whether they are.
+            return f"{_short(kind, fw)} over pipelines whose batch sizes are written differently; convert by hand"
+        if site.comp is not None and names_in(site.comp.for_in.target) & names_in(bs):
+            return f"{_short(kind, fw)}: the batch size depends on the comprehension's variable; convert by hand"
+        new = [("batch_size", bs)]
     if "reader_name" in bound:
         name = bound["reader_name"]
         metas = []
@@ -357,6 +366,48 @@ def _plan(call: cst.Call, site, fw: Framework = TORCH):
     else:
         output_map = cst.List([cst.Element(cst.SimpleString('"data"')), cst.Element(cst.SimpleString('"label"'))])
     return new, output_map, group, source
+
+
+def _handed_reason(bound: dict, kind: str, fw: Framework, group, site) -> Optional[str]:
+    """Why an iterator over pipelines that another function made and handed here (``site.handed``)
+    cannot be converted, or None. The arguments the pipelines were made with are not visible here:
+    the batch size is read from the first batches, which DALI's iterator also draws when it is made
+    (``prepare_first_batch``), and exactly (DALI asserts that every batch has its pipelines' batch
+    size where the iterator has a reader or a size, which it must have over several pipelines);
+    a reader's metadata cannot be read from a batch."""
+    call = site.handed[0]
+    where = f"the pipelines come from `{code(call).strip().splitlines()[0]}`"
+    if group is None:
+        return f"{_short(kind, fw)} over pipelines handed to this function: convert by hand"
+    if "reader_name" in bound:
+        return (f"{_short(kind, fw)}(reader_name=...): {where}, and the arguments their readers were made with "
+                f"are not visible here: convert by hand (give the reader's metadata from where they are made)")
+    first = bound.get("prepare_first_batch")
+    if first is not None and not (isinstance(first, cst.Name) and first.value == "True"):
+        return (f"{_short(kind, fw)}(prepare_first_batch=...): {where}, so their batch size is read from their first "
+                f"batches, which are drawn when the iterator is made only with prepare_first_batch=True: convert by hand")
+    return None
+
+
+#: (old, new) edits to the multi-pipeline class for pipelines whose batch size the converted code
+#: cannot see where the iterator is made (_handed_reason): ``batch_size=None`` draws the first
+#: batches when the iterator is made and reads it from them; _take returns those first.
+BATCH_FROM_DATA_EDITS = (
+    ("*, batch_size, reader_meta=None", "*, batch_size=None, reader_meta=None"),
+    ("        self._reader = reader_meta is not None\n",
+     "        self._drawn = None\n"
+     "        if batch_size is None:\n"
+     "            # The pipelines came without their batch size: DALI reads it from them and asserts\n"
+     "            # that every batch has it; the first batches, drawn where DALI draws them, tell it.\n"
+     "            self._drawn = [next(pipe) for pipe in self._pipes]\n"
+     "            self.batch_size = batch_size = self._drawn[0][0].batch_size\n"
+     "        self._reader = reader_meta is not None\n"),
+    ("        try:\n            outputs = [next(pipe) for pipe in self._pipes]\n",
+     "        if self._drawn is not None:\n"
+     "            outputs, self._drawn = self._drawn, None\n"
+     "            return outputs\n"
+     "        try:\n            outputs = [next(pipe) for pipe in self._pipes]\n"),
+)
 
 
 #: DALI's defaults for the pipeline arguments that decide when a pipeline draws from its sources
@@ -445,7 +496,9 @@ def _also(call, site, fw: Framework = TORCH) -> list:
 def _helpers(site, fw: Framework = TORCH, call=None):
     planned = _plan(call, site, fw) if call is not None else None
     if isinstance(planned, tuple) and planned[2] is not None:
-        return {fw.multi_helper: class_source(_class_name(site, fw, multi=True), fw.multi_edits(site), cls=MULTI_CLASS_NAME)}
+        # The same key either way: the class with BATCH_FROM_DATA_EDITS also takes batch_size=.
+        edits = (*fw.multi_edits(site), *(BATCH_FROM_DATA_EDITS if site.handed is not None else ()))
+        return {fw.multi_helper: class_source(_class_name(site, fw, multi=True), edits, cls=MULTI_CLASS_NAME)}
     if isinstance(planned, tuple) and planned[3] is not None:
         wrapper = fresh_name(PREFETCHED, set(site.taken)) if PREFETCHED in site.taken else PREFETCHED
         return {

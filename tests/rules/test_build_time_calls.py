@@ -162,3 +162,11 @@ def test_external_source_arguments_other_than_the_source_are_evaluated_once():
     head, _, loop = out.partition("for source_data in")
     assert "dtype = kind('int32')\n" in head and "dtype_2 = kind('float32')\n" in head
     assert "dtype=dtype)" in loop and "dtype=dtype_2)" in loop and "source_2 = data" in head
+
+
+def test_globals_stays_in_the_loop_as_the_modules_dict():
+    # globals() is the same dict at every evaluation: a module variable read through it (as
+    # hidden_globals.py writes it) is read in the loop like one read by name
+    out = pipeline(READER + 'return fn.cast(l, dtype=types.FLOAT) * globals()["scale"]\n')
+    head, loop = _head_and_loop(out)
+    assert "evaluated once" not in head and '* globals()["scale"]' in loop

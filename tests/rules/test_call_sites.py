@@ -1,3 +1,4 @@
+import pytest
 from _helpers import convert
 
 PIPE = '@pipeline_def(batch_size=4)\ndef p(root):\n    j, l = fn.readers.file(file_root=root, name="R")\n    return j, l\n\n'
@@ -189,11 +190,33 @@ def test_sample_copied_to_the_host_for_numpy():
 
 
 def test_sample_copied_to_the_host_for_other_code_is_left():
-    # a TensorCPU is read through __array_interface__ (PIL's fromarray), an ndd.Tensor is not
-    out = convert(PIPE + "from PIL import Image\npipe = p('d')\nj, l = pipe.run()\nframes = [l[0].as_cpu()]\nImage.fromarray(frames[0])\n")
+    # a TensorCPU is read through __array_interface__, an ndd.Tensor is not
+    out = convert(PIPE + "import plotting\npipe = p('d')\nj, l = pipe.run()\nframes = [l[0].as_cpu()]\nplotting.show(frames[0])\n")
     assert "@pipeline_def" in out and "a sample's .as_cpu() gives a TensorCPU" in out
     out = convert(PIPE + "import numpy as np\npipe = p('d')\nj, l = pipe.run()\na = np.array(l[0].as_cpu(), dtype=np.float32)\n")
     assert "@pipeline_def" in out
+
+
+def test_sample_copied_to_the_host_for_pil_says_the_original_fails():
+    # DALI's video zoo example (decode.py): frames = [out[0][0].as_cpu(), ...]; Image.fromarray(frames[0])
+    for use in ("frames = [l[0].as_cpu(), l[1].as_cpu()]\nImage.fromarray(frames[1]).save('f.jpg')\n",
+                "img = Image.fromarray(l[0].as_cpu())\n"):
+        out = convert(PIPE + "from PIL import Image\npipe = p('d')\nj, l = pipe.run()\n" + use)
+        assert "@pipeline_def" in out and "goes to PIL's Image.fromarray, which raises" in out
+    # another name's [k] is not the list's
+    out = convert(PIPE + "from PIL import Image\npipe = p('d')\nj, l = pipe.run()\nframes = [l[0].as_cpu()]\nImage.fromarray(other[0])\n")
+    assert "a sample's .as_cpu() gives a TensorCPU" in out
+
+
+def test_pil_refuses_a_tensor_cpu_and_reads_its_numpy_copy():
+    # why the marker above is not a conversion: the copy would succeed where the original raised
+    np = pytest.importorskip("numpy")
+    image = pytest.importorskip("PIL.Image")
+    tensors = pytest.importorskip("nvidia.dali.tensors")
+    sample = tensors.TensorListCPU([np.zeros((4, 4, 3), dtype=np.uint8)])[0].as_cpu()
+    with pytest.raises(TypeError, match="Cannot handle this data type"):
+        image.fromarray(sample)
+    assert image.fromarray(np.asarray(sample)).size == (4, 4)
 
 
 def test_pipeline_given_to_the_pytorch_proxy_says_what_to_do():

@@ -365,3 +365,26 @@ def test_a_source_object_made_in_the_return_line_is_made_once():
     # the source argument is this rule's: not also a call evaluated once before the loop
     out = es_pipeline("return fn.external_source(source=Frames())\n")
     assert out.count("Frames()") == 1 and "evaluated once" not in out
+
+
+def _device_param_pipeline(body: str) -> str:
+    import textwrap
+
+    return convert(SOURCES + "\n@pipeline_def(batch_size=4)\ndef p(device='gpu'):\n" + textwrap.indent(textwrap.dedent(body), "    "))
+
+
+def test_device_from_a_parameter_goes_to_as_batch_as_written():
+    # the generator keeps the parameter: as_batch gets the value the pipeline got
+    out = _device_param_pipeline("x = fn.external_source(source=gen, device=device)\nreturn x\n")
+    assert "def p(device='gpu', *, batch_size=4," in out
+    assert "ndd.as_batch(source_data, device=device)" in out
+
+
+def test_device_from_a_parameter_the_pipeline_assigns_is_left_to_a_person():
+    out = _device_param_pipeline("device = 'cpu' if device == 'cpu' else 'gpu'\nx = fn.external_source(source=gen, device=device)\nreturn x\n")
+    assert "fn.external_source(device=...) neither a string literal nor a parameter of the pipeline function" in out
+
+
+def test_device_from_another_expression_is_left_to_a_person():
+    out = _device_param_pipeline("x = fn.external_source(source=gen, device=device.lower())\nreturn x\n")
+    assert "fn.external_source(device=...) neither a string literal nor a parameter of the pipeline function" in out

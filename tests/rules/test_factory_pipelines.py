@@ -162,10 +162,15 @@ def test_graph_in_a_loop_reading_the_loop_variable_converts():
     ("NUM = 1\n" + FACTORY.replace("num_shards=1", "num_shards=NUM"), LOADER, "the default of make()'s parameter `num_shards` is not a literal"),
     ("ROOT = 'r'\n" + FACTORY.replace("file_root=data_dir", "file_root=ROOT"), LOADER.replace("loader(root)", "loader(root, ROOT=None)"),
      "`ROOT`, which the pipeline is made with, names something else where make() is called"),
+    # DALI's Paddle SSD example: one factory call per GPU in a comprehension
+    (FACTORY, "def loader(root, n):\n    pipes = [make(root, 8, i, n) for i in range(n)]\n"
+              "    return DALIGenericIterator(pipes, ['x', 'y'], reader_name='Reader')\n",
+     "a list of pipelines is made by calling make(), a function that makes and returns one, in a comprehension "
+     "(`pipes = [make(root, 8, i, n) for i in range(n)]`)"),
 ])
 def test_what_cannot_be_followed_is_marked(factory, loader, reason):
     out = _convert(factory + loader)
-    assert "with pipe:" in out and "DALIGenericIterator([pipe]" in out
+    assert "with pipe:" in out and ("DALIGenericIterator([pipe]" in out or "DALIGenericIterator(pipes" in out)
     assert reason in out, out
 
 

@@ -102,3 +102,35 @@ def test_a_helper_called_by_a_helper_the_file_calls_is_not_said_to_serve_other_m
 def test_a_helper_reached_only_through_a_function_nothing_calls_serves_other_modules():
     out = convert("def flip(x):\n    return fn.flip(x)\n\ndef aug(x):\n    return flip(x)\n")
     assert "flip() builds DALI operators with fn.* and nothing in this file calls it" in out
+
+
+def test_an_iterator_over_a_pipeline_of_another_module_says_where_the_pipeline_is():
+    # data.py of DALI's SSD example: the Pipeline subclass lives in src/coco_pipeline.py
+    src = (
+        "from src.coco_pipeline import COCOPipeline\nfrom nvidia.dali.plugin.pytorch import DALIGenericIterator, LastBatchPolicy\n\n"
+        "def loader(args, boxes, seed):\n    train_pipe = COCOPipeline(boxes, args, seed=seed)\n"
+        "    return DALIGenericIterator(train_pipe, ['images'], reader_name='Reader', last_batch_policy=LastBatchPolicy.FILL)\n"
+    )
+    out = convert(src, header="")
+    assert "its pipeline comes from COCOPipeline(), imported from src.coco_pipeline: dali-migrate converts one file at a time" in out
+    assert "see the call-site marker" not in out
+    # a pipeline function of this file: its own marker says why (none here: a name it does not define)
+    local = src.replace("from src.coco_pipeline import COCOPipeline\n", "").replace("COCOPipeline(", "make_pipe(")
+    assert "see the call-site marker" in convert(local, header="")
+    relative = convert(src.replace("from src.coco_pipeline", "from .coco_pipeline"), header="")
+    assert "imported from .coco_pipeline:" in relative
+
+
+def test_a_helper_names_the_pipelines_that_call_it_and_did_not_convert():
+    # DALI's webdataset notebook: decode_augment() could be written in, but its pipeline also
+    # calls a helper that cannot, and has a parameter named like a pipeline setting
+    src = (
+        "def aug(x, seed=1):\n    return fn.jitter(fn.decoders.image(x), seed=seed)\n\n"
+        "@pipeline_def(batch_size=2)\ndef p(root, seed=1):\n    j, l = fn.readers.file(file_root=root)\n    return aug(j, seed=seed), l\n"
+    )
+    out = convert(src)
+    assert "aug() builds DALI operators with fn.*" in out
+    assert "; p(), which calls it, is not converted: see the marker there" in out
+    assert "parameter(s) seed clash with the pipeline settings" in out
+    # where the pipeline converts, the helper is written into it and no marker is left
+    assert "dali-migrate:" not in convert(src.replace(", seed=1):\n    j", "):\n    j").replace("aug(j, seed=seed)", "aug(j)"))

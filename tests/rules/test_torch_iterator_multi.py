@@ -150,3 +150,81 @@ def test_the_marker_quotes_the_use_it_cannot_follow_and_says_it_once():
     assert any("used here in a way dali-migrate cannot follow (`return DataLayer(pipes, n)`)" in r for r in reasons), reasons
     again = convert_source(out)
     assert again.output == out
+
+
+LOADER_CLASS = """
+
+class Loader:
+    def __init__(self, pipelines, size):
+        self.it = DALIGenericIterator(pipelines, ["x", "y"], size{args})
+"""
+
+
+def run_handed(body: str, module_code: str):
+    source = HEADER + "def main(root, n, other):\n" + textwrap.indent(textwrap.dedent(body), "    ") + textwrap.dedent(module_code)
+    result = convert_source(source)
+    return result.output, [m.reason for m in result.markers]
+
+
+def test_list_handed_to_a_class_that_makes_the_iterator_converts_without_a_batch_size():
+    out, reasons = run_handed("""
+        pipes = [pipe_fn(root, shard_id=i, num_shards=n) for i in range(n)]
+        return Loader(pipes, 13)
+    """, LOADER_CLASS.format(args=", last_batch_policy=LastBatchPolicy.DROP"))
+    assert reasons == []
+    assert 'self.it = DaliTorchMultiIterator(pipelines, ["x", "y"], size=size, last_batch_policy="DROP")' in out
+    assert "*, batch_size=None, reader_meta=None" in out and "self._drawn = [next(pipe) for pipe in self._pipes]" in out
+    assert "return Loader(pipes, 13)" in out and "@pipeline_def" not in out
+
+
+def test_list_handed_to_a_function_converts_and_a_local_list_keeps_its_batch_size():
+    out, reasons = run_handed("""
+        pipes = [pipe_fn(root, shard_id=i, num_shards=n) for i in range(n)]
+        return make_loader(pipes)
+    """, """
+
+    def make_loader(pipelines):
+        return DALIGenericIterator(pipelines, ["x", "y"], size=8 * len(pipelines))
+    """)
+    assert reasons == []
+    assert 'return DaliTorchMultiIterator(pipelines, ["x", "y"], size=8 * len(pipelines))' in out
+    local, reasons = run("""
+        pipes = [pipe_fn(root, shard_id=i, num_shards=n) for i in range(n)]
+        loader = DALIGenericIterator(pipes, ["x", "y"], size=8)
+    """)
+    assert reasons == [] and "batch_size=None" not in local and "_drawn" not in local
+
+
+def test_handed_lists_left_with_a_marker():
+    loader = LOADER_CLASS.format(args="")
+    for body, module_code, words in [
+        ("pipes = [pipe_fn(root, shard_id=i, num_shards=n) for i in range(n)]\nreturn Loader(pipes, 13)\n",
+         LOADER_CLASS.format(args=', reader_name="Reader"').replace(", size", ""), "not visible here"),
+        ("pipes = [pipe_fn(root, shard_id=i, num_shards=n) for i in range(n)]\nreturn Loader(pipes, 13)\n",
+         LOADER_CLASS.format(args=", prepare_first_batch=False"), "prepare_first_batch"),
+        ("pipes = [pipe_fn(root, shard_id=i, num_shards=n) for i in range(n)]\nreturn Loader(pipes, 13), Loader(other, 13)\n",
+         loader, "used elsewhere too"),
+        ("pipes = [pipe_fn(root, shard_id=i, num_shards=n) for i in range(n)]\nreturn Loader(pipes, 13)\n",
+         loader + "        self.pipelines = pipelines\n", "`pipelines`, which gets the pipelines `pipes`"),
+        ("pipes = [pipe_fn(root, shard_id=i, num_shards=n) for i in range(n)]\nreturn Loader(pipes, 13)\n",
+         loader.replace("        self.it", "        pipelines = list(pipelines)\n        self.it"), "assigns its parameter"),
+        ("pipes = [pipe_fn(root, shard_id=i, num_shards=n) for i in range(n)]\nreturn Loader(pipes, 13)\n",
+         loader.replace("class Loader:", "class Loader(Base):"), "base class"),
+    ]:
+        out, reasons = run_handed(body, module_code)
+        assert "DaliTorch" not in out and "@pipeline_def" in out, (words, out)
+        assert any(words in r for r in reasons), (words, reasons)
+
+
+def test_jax_iterator_made_by_a_function_the_list_is_handed_to():
+    out, reasons = run_handed("""
+        pipes = [pipe_fn(root, shard_id=i, num_shards=2) for i in range(2)]
+        return make_loader(pipes)
+    """, """
+
+    def make_loader(pipelines):
+        return dali_jax.DALIGenericIterator(pipelines, ["x", "y"], size=16)
+    """)
+    assert reasons == []
+    assert 'return DaliJaxMultiIterator(pipelines, ["x", "y"], size=16)' in out
+    assert "class DaliJaxMultiIterator:" in out and "*, batch_size=None, reader_meta=None" in out
