@@ -36,6 +36,7 @@ import concurrent.futures
 import os
 import threading
 
+from . import _alloc_thread
 from . import _backend as _be
 
 ENABLED = os.environ.get("DALI_MIGRATE_READ_AHEAD", "1") != "0"
@@ -56,7 +57,8 @@ def executor(kind):
         ex = _executors.get(kind)
         if ex is None:
             ex = _executors[kind] = concurrent.futures.ThreadPoolExecutor(
-                1, thread_name_prefix=f"dali-migrate-{kind}-ahead")
+                1, thread_name_prefix=f"dali-migrate-{kind}-ahead",
+                initializer=_alloc_thread.mark_runtime_thread)
         return ex
 
 

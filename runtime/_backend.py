@@ -18,6 +18,8 @@ import nvidia.dali.backend_impl as _b
 import nvidia.dali.ops as _ops_api
 import nvidia.dali.types as _types
 
+from . import _alloc_thread
+
 TensorCPU = _b.TensorCPU
 TensorListCPU = _b.TensorListCPU
 TensorGPU = getattr(_b, "TensorGPU", None)
@@ -261,6 +263,7 @@ class Operator:
         self.backend = backend
         self.max_batch_size = max_batch_size
         self._ahead_future = None  # a call worked ahead on this instance (runtime/_ahead.py)
+        self._placement = _alloc_thread.Placement()  # which thread allocates its outputs
         spec, self.num_outputs = build_spec(schema_name, backend, static_args, inputs_meta,
                                             arg_names_meta)
         self.arg_names = sorted(arg_names_meta)
@@ -302,7 +305,7 @@ class Operator:
         if self._gpu_id is not None:
             with device_guard(self._gpu_id):
                 return self._run(pool, inputs, arg_inputs, batch_size, stream)
-        return self._run(pool, inputs, arg_inputs, batch_size, stream)
+        return self._placement.run(self._run, pool, inputs, arg_inputs, batch_size, stream)
 
     def _run(self, pool, inputs, arg_inputs, batch_size, stream):
         ws = _b._Workspace(pool.facade, stream)
