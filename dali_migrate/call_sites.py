@@ -289,7 +289,7 @@ def _shadowed(builtin: str, parents: Parents) -> bool:
 
 def _track_names(nodes: list, state: _State, parents: Parents) -> list:
     """Grow the sets of names that hold pipeline outputs; return the assignments that break tracking."""
-    assigns = [n for n in nodes if isinstance(n, (cst.Assign, cst.For))]
+    assigns = [n for n in nodes if type(n) is cst.Assign or type(n) is cst.For]  # (neither has subclasses)
     changed = True
     while changed:
         changed = False
@@ -623,12 +623,9 @@ def _plan_uses(scope, var, assign, parents, site, pipe_rules, batch_rules, p: Pl
     def binds_var(target) -> bool:
         return any(n.value == var for n in parents.find(cst.Name, within=target))
 
-    bindings = [
-        n
-        for n in own.nodes
-        if (isinstance(n, cst.AssignTarget) and binds_var(n.target))
-        or (isinstance(n, (cst.For, cst.AugAssign, cst.AnnAssign)) and binds_var(n.target))
-    ]
+    # (by exact type: isinstance on libcst's classes goes through abc, and this runs over every
+    # node of the scope; none of these types has subclasses)
+    bindings = [n for n in own.nodes if type(n) in _TARGET_HOLDERS and binds_var(n.target)]
     nodes = own.nodes
     if len(bindings) != 1:
         nodes = _nodes_while_bound(bindings, assign, own.nodes, parents)
@@ -653,6 +650,9 @@ def _plan_uses(scope, var, assign, parents, site, pipe_rules, batch_rules, p: Pl
             return []
         state.window = id(assign)
     return _plan_nodes(scope, own, nodes, state, parents, site, pipe_rules, batch_rules, p)
+
+
+_TARGET_HOLDERS = frozenset({cst.AssignTarget, cst.For, cst.AugAssign, cst.AnnAssign})
 
 
 def _root_name(node):
@@ -1033,6 +1033,9 @@ def map_variables(expr, fn):
     return expr.visit(_Variables(fn, expr))
 
 
+_BINDERS = frozenset({cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.NamedExpr, cst.AsName, cst.Del})
+
+
 def _own_bindings(scope, parents: Parents) -> list:
     """(name, position) of each binding the scope makes itself (not its nested scopes): its
     parameters (position -1), assignments and loop targets, imports, defs and classes, and the
@@ -1045,14 +1048,15 @@ def _own_bindings(scope, parents: Parents) -> list:
         found += [(q.name.value, -1) for q in every]
     own = _scope_nodes(scope, parents)
     for node in own.nodes:
-        if isinstance(node, (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.NamedExpr, cst.AsName, cst.Del)):
-            target = node.name if isinstance(node, cst.AsName) else node.target
+        tp = type(node)  # (exact types: none has subclasses, and isinstance on them is slow)
+        if tp in _BINDERS:
+            target = node.name if tp is cst.AsName else node.target
             if not isinstance(target, (cst.Attribute, cst.Subscript)):
                 found += [(n, parents.span[id(node)][0]) for n in cst_walk.variables(target)]
-        elif isinstance(node, cst.ImportAlias):
+        elif tp is cst.ImportAlias:
             bound = node.asname.name if node.asname is not None else node.name
             found.append((code(bound).split(".")[0], parents.span[id(node)][0]))
-        elif isinstance(node, (cst.Global, cst.Nonlocal)):
+        elif tp is cst.Global or tp is cst.Nonlocal:
             found += [(n.name.value, -2) for n in node.names]
     found += [(n.name.value, parents.span[id(n)][0]) for n in own.nested if isinstance(n, (cst.FunctionDef, cst.ClassDef))]
     return found

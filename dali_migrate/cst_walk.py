@@ -16,10 +16,11 @@ lives there, and they are about half of all nodes.
 from __future__ import annotations
 
 import collections.abc
+import contextlib
 import inspect
 import re
 import typing
-from typing import Iterator
+from typing import Iterator, Optional
 
 import libcst as cst
 
@@ -86,7 +87,7 @@ def _kind_of(tp: type) -> int:
     return k
 
 
-def children(node: cst.CSTNode) -> list:
+def _kids(node: cst.CSTNode) -> tuple:
     """The node's children that matter to the codemod, in libcst's visiting order."""
     out = []
     kinds = _kind
@@ -108,12 +109,103 @@ def children(node: cst.CSTNode) -> list:
                     kv = _kind_of(type(v))
                 if kv == 1:
                     out.append(v)
-    return out
+    return tuple(out)
+
+
+# During one conversion (engine.convert_source) the children of every node walked are kept:
+# each file is walked many times over (issue 6), and a libcst node never changes. An entry holds
+# its node, so no other node can take that id while the cache lives; the cache is dropped when
+# the conversion ends.
+_cache: Optional[dict] = None  # id(node) -> (node, its children)
+_memo: Optional[dict] = None  # (what, id(node)) -> (node, answer): see remembered()
+
+
+@contextlib.contextmanager
+def caching():
+    """Keep the children of the nodes walked, and what :func:`remembered` computes, until the block
+    ends (nested blocks share one cache)."""
+    global _cache, _memo
+    if _cache is not None:
+        yield
+        return
+    _cache, _memo = {}, {}
+    try:
+        yield
+    finally:
+        _cache = _memo = None
+
+
+def remembered(compute, node):
+    """``compute(node)``, computed once per node while :func:`caching` is on (``compute`` must
+    depend on the node alone, and its answer must not be changed by callers)."""
+    memo = _memo
+    if memo is None:
+        return compute(node)
+    key = (compute, id(node))
+    hit = memo.get(key)
+    if hit is None:
+        hit = memo[key] = (node, compute(node))
+    return hit[1]
+
+
+def children(node: cst.CSTNode) -> list:
+    """The node's children that matter to the codemod, in libcst's visiting order."""
+    return list(children_tuple(node))
+
+
+def cache_lookup():
+    """``get(id(node))`` -> None or (node, :func:`children_tuple` of it), for loops that inline
+    :func:`children_tuple`'s cache hit (a function call per node costs as much as the lookup)."""
+    return _cache.get if _cache is not None else _NO_CACHE.get
+
+
+_NO_CACHE: dict = {}
+
+
+def children_tuple(node: cst.CSTNode) -> tuple:
+    """:func:`children`, as a tuple the caller must not keep past the conversion."""
+    cache = _cache
+    if cache is None or not _fields.get(type(node), True):  # (a leaf by type: nothing to keep)
+        return _kids(node)
+    hit = cache.get(id(node))
+    if hit is None:
+        hit = cache[id(node)] = (node, _kids(node))
+    return hit[1]
 
 
 def walk(node: cst.CSTNode, *, not_into: tuple = ()) -> Iterator[cst.CSTNode]:
     """Every node under ``node`` (itself first), in pre-order; nodes of the ``not_into`` types are
     met but not entered."""
+    cache = _cache
+    if cache is None:
+        yield from _walk(node, not_into)
+        return
+    stack = [node]
+    pop, push, get = stack.pop, stack.extend, cache.get
+    fields_of = _fields
+    enter: dict = {}
+    while stack:
+        cur = pop()
+        yield cur
+        tp = type(cur)
+        if not_into:
+            go = enter.get(tp)
+            if go is None:
+                go = enter[tp] = not issubclass(tp, not_into)
+            if not go:
+                continue
+        fields = fields_of.get(tp)
+        if fields is None:
+            fields = _child_fields(tp)
+        if not fields:  # a leaf by type (a name, a number...): most nodes
+            continue
+        hit = get(id(cur))
+        if hit is None:
+            hit = cache[id(cur)] = (cur, _kids(cur))
+        push(reversed(hit[1]))  # last first, so that the first is met next
+
+
+def _walk(node: cst.CSTNode, not_into: tuple) -> Iterator[cst.CSTNode]:
     stack = [node]
     pop, push = stack.pop, stack.append
     kinds, backwards = _kind, _reversed_fields
@@ -157,15 +249,19 @@ def variable_nodes(node: cst.CSTNode) -> list:
     nested scopes included."""
     out = []
     stack = [node]
+    pop, push = stack.pop, stack.extend
+    get, fields_of = cache_lookup(), _fields
+    Name, Attribute, Arg = cst.Name, cst.Attribute, cst.Arg
     while stack:
-        cur = stack.pop()
+        cur = pop()
         tp = type(cur)
-        if tp is cst.Name:
+        if tp is Name:
             out.append(cur)
-        elif tp is cst.Attribute or tp is cst.Arg:  # not `x` of `a.x`, not the keyword of `f(x=1)`
+        elif tp is Attribute or tp is Arg:  # not `x` of `a.x`, not the keyword of `f(x=1)`
             stack.append(cur.value)
-        else:
-            stack.extend(children(cur))
+        elif fields_of.get(tp, True):  # (not a leaf by type)
+            hit = get(id(cur))
+            push(hit[1] if hit is not None else children_tuple(cur))
     return out
 
 
@@ -178,10 +274,14 @@ def names(node: cst.CSTNode) -> set:
     """Every identifier spelled in ``node`` (names, attributes, parameters)."""
     out = set()
     stack = [node]
+    pop, push = stack.pop, stack.extend
+    get, fields_of, Name = cache_lookup(), _fields, cst.Name
     while stack:
-        cur = stack.pop()
-        if type(cur) is cst.Name:
+        cur = pop()
+        tp = type(cur)
+        if tp is Name:
             out.add(cur.value)  # a Name's only children are parentheses
-        else:
-            stack.extend(children(cur))
+        elif fields_of.get(tp, True):  # (not a leaf by type)
+            hit = get(id(cur))
+            push(hit[1] if hit is not None else children_tuple(cur))
     return out

@@ -81,8 +81,9 @@ def convert_source(source: str, *, path: str = "<string>", config: Optional[Conf
     names = collect(module)
     if not names.any_dali:
         return ConversionResult(source=source, output=source, markers=markers.scan(source, config.marker_prefix))
-    converter = _convert_with_legacy(module, names, config)
-    output = converter.run()
+    with cst_walk.caching():  # what is learnt about the file's nodes lives as long as this conversion
+        converter = _convert_with_legacy(module, names, config)
+        output = converter.run()
     return ConversionResult(
         source=source,
         output=output,

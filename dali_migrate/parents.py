@@ -13,7 +13,8 @@ from typing import Optional
 
 import libcst as cst
 
-from dali_migrate.cst_walk import children
+from dali_migrate import cst_walk
+from dali_migrate.cst_walk import children_tuple as children
 
 
 class Parents:
@@ -107,6 +108,7 @@ def _build(module: cst.Module) -> Parents:
     order, parent, span, by_type = p.order, p.parent, p.span, p._by_type
     stack: list = [(module, None)]
     pop, push = stack.pop, stack.append
+    get, fields_of = cst_walk.cache_lookup(), cst_walk._fields
     while stack:
         node, up = pop()
         if up is _END:
@@ -116,8 +118,16 @@ def _build(module: cst.Module) -> Parents:
         order.append(node)
         if up is not None:
             parent[id(node)] = up
-        by_type.setdefault(type(node), []).append(pos)
-        kids = children(node)
+        tp = type(node)
+        positions = by_type.get(tp)
+        if positions is None:
+            positions = by_type[tp] = []
+        positions.append(pos)
+        if not fields_of.get(tp, True):  # a leaf by type: no children to look up
+            kids = ()
+        else:
+            hit = get(id(node))
+            kids = hit[1] if hit is not None else children(node)
         if not kids:  # a leaf (most nodes): its extent is known now
             span[id(node)] = (pos, pos + 1)
             continue

@@ -151,16 +151,21 @@ def scope_sites(scope, parents, calls: dict, make_site) -> dict:
     another way (a loop, ``pipe = None``) gets one more entry, None, so that it never counts as
     assigned once."""
     nodes = call_sites._scope_nodes(scope, parents)
+    # the scope's targets, found once for every variable (by exact type: isinstance on libcst's
+    # classes is slow, and none of these has subclasses)
+    targets = [n.target for n in nodes.nodes if type(n) in _TARGET_HOLDERS]
     out = {}
     for var, made in calls.items():
         sites = [make_site(name, call) for name, call in made]
         bound = 0
-        for n in nodes.nodes:
-            target = n.target if isinstance(n, (cst.AssignTarget, cst.For, cst.AugAssign, cst.AnnAssign, cst.NamedExpr)) else None
-            if target is not None and any(x.value == var for x in parents.find(cst.Name, within=target)):
+        for target in targets:
+            if any(x.value == var for x in parents.find(cst.Name, within=target)):
                 bound += 1
         out[var] = sites + [None] * (bound - len(sites))
     return out
+
+
+_TARGET_HOLDERS = frozenset({cst.AssignTarget, cst.For, cst.AugAssign, cst.AnnAssign, cst.NamedExpr})
 
 
 def plan(comp: cst.ListComp, site, parents, module, pipe_rules, p) -> None:

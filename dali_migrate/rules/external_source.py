@@ -299,10 +299,18 @@ def _enclosing(module, func) -> Optional[cst.FunctionDef]:
     function: ``with pipe:`` there, or a nested ``@pipeline_def``), else None."""
     if module is None or func is None:
         return None
+    # asked for every source of every pipeline: the file is read once (per conversion)
+    return cst_walk.remembered(_statement_functions, module).get(id(func))
+
+
+def _statement_functions(module) -> dict:
+    """id(statement) -> the first function (in the walk's order) whose body holds it."""
+    found: dict = {}
     for node in cst_walk.walk(module):
-        if type(node) is cst.FunctionDef and any(s is func for s in node.body.body):
-            return node
-    return None
+        if type(node) is cst.FunctionDef:
+            for s in node.body.body:
+                found.setdefault(id(s), node)
+    return found
 
 
 def _class_def(name: str, module, pipeline) -> Optional[cst.ClassDef]:
@@ -509,9 +517,14 @@ def _walk_calls(module, func):
             else:
                 return f"is used here other than by calling it (`{one_line(parent) if parent is not None else name}`)"
             continue
-        inner = (*scopes, node) if isinstance(node, _SCOPES) else scopes
-        stack.extend((child, node, inner) for child in reversed(cst_walk.children(node)))
+        # (by exact type: this meets every node of the file, and isinstance on libcst's classes
+        # is slow; none of the scope types has subclasses)
+        inner = (*scopes, node) if type(node) in _SCOPE_TYPES else scopes
+        stack.extend((child, node, inner) for child in reversed(cst_walk.children_tuple(node)))
     return found
+
+
+_SCOPE_TYPES = frozenset(_SCOPES)
 
 
 def _argument_for(call: cst.Call, params, name: str):

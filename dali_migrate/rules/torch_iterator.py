@@ -56,6 +56,7 @@ build their rule from it with :func:`make_rule` and their class from the torch o
 from __future__ import annotations
 
 import dataclasses
+import functools
 from pathlib import Path
 from typing import Callable, Optional
 
@@ -128,10 +129,17 @@ TORCH = Framework(
 )
 
 
+@functools.lru_cache(maxsize=1)
+def _emitted_source() -> str:
+    # read once per process: a file with an iterator asks for it several times per pipeline
+    # (issue 6 measured the reads at ~7% of a conversion)
+    return Path(__file__).resolve().parent.parent.joinpath("emitted_torch_iterator.py").read_text()
+
+
 def class_source(name: str = CLASS_NAME, edits=(), cls: str = CLASS_NAME) -> str:
     """The source of the emitted class ``cls``, named ``name``; ``edits`` are (old, new) replacements,
     each of a text the class holds exactly once (so that a change to the class cannot skip one silently)."""
-    text = Path(__file__).resolve().parent.parent.joinpath("emitted_torch_iterator.py").read_text()
+    text = _emitted_source()
     body = text[text.index(f"\nclass {cls}:") + 1 :]
     end = body.find("\n\n\nclass ")
     body = body if end < 0 else body[: end + 1]
