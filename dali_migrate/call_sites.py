@@ -86,6 +86,9 @@ class Plan:
     listed_with: set = dataclasses.field(default_factory=set)
     #: those loops' variables (pipe_lists.ClassAlias)
     class_lists: list = dataclasses.field(default_factory=list)
+    #: parameters of functions of the file that get this pipeline function and make pipelines with
+    #: it (pipe_params.ParamAlias)
+    param_aliases: list = dataclasses.field(default_factory=list)
 
 
 def _rules_for(rules, receiver: str) -> dict:
@@ -349,7 +352,7 @@ def plan(module, parents: Parents, pipelines: dict, rules, ndd: str, numpy: Opti
     pipe_rules.update({("iterator", k): v for k, v in _rules_for(rules, "iterator").items()})
     pipe_rules.update({("attribute", k): v for k, v in _rules_for(rules, "pipeline-attribute").items()})
     batch_rules = _rules_for(rules, "batch")
-    from dali_migrate import pipe_lists
+    from dali_migrate import pipe_lists, pipe_params
 
     pipe_vars: dict = {}  # id(scope) -> names of variables holding a converted pipeline
     made: dict = {}  # id(scope) -> (scope, {variable: [(pipeline, call)]})
@@ -381,7 +384,7 @@ def plan(module, parents: Parents, pipelines: dict, rules, ndd: str, numpy: Opti
         made_by: dict = {}  # factory -> (its FunctionDef, Made: how what it returns was made) or None
         for callee in follow:
             # a loop's variable holding each pipeline of a list in turn: its calls make this pipeline too
-            alias = callee if isinstance(callee, pipe_lists.ClassAlias) else None
+            alias = callee if isinstance(callee, (pipe_lists.ClassAlias, pipe_params.ParamAlias)) else None
             constructs = callee == name or alias is not None
             label = callee if isinstance(callee, str) else alias.label if alias else f"self.{callee.name}()"
             refs = _references(callee, parents) if isinstance(callee, str) else callee.refs
@@ -433,6 +436,16 @@ def plan(module, parents: Parents, pipelines: dict, rules, ndd: str, numpy: Opti
                         follow.append(factory)
                     continue
                 if callee == name and call is None:
+                    # `benchmark(P, 128)`, whose parameter makes the pipelines: follow the parameter
+                    passed = pipe_params.param_alias(ref, parents)
+                    if isinstance(passed, tuple):
+                        p.blockers.append(passed)
+                        continue
+                    if passed is not None:
+                        if passed not in p.param_aliases:
+                            p.param_aliases.append(passed)
+                            follow.append(passed)
+                        continue
                     # `pipe_types = [[P, (0, 999)], ...]` and a loop making each: follow the loop's variable
                     aliases = pipe_lists.class_aliases(ref, parents)
                     if isinstance(aliases, tuple):
@@ -481,6 +494,7 @@ def plan(module, parents: Parents, pipelines: dict, rules, ndd: str, numpy: Opti
             _plan_member(cls, attr, assigns, parents, info, make_site, scope_pipes, pipe_vars, pipe_rules, batch_rules, p)
     _check_handoffs(plans, parents)
     pipe_lists.check_class_lists(plans, parents)
+    pipe_params.check_param_aliases(plans, parents)
     _share_blockers(plans)
     return plans
 

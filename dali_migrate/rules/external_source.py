@@ -515,7 +515,12 @@ def _walk_calls(module, func):
             elif isinstance(parent, cst.Call) and parent.func is node:
                 found.append((parent, scopes))
             else:
-                return f"is used here other than by calling it (`{one_line(parent) if parent is not None else name}`)"
+                passed = _passed_calls(module, node)
+                if passed is None:
+                    return f"is used here other than by calling it (`{one_line(parent) if parent is not None else name}`)"
+                if isinstance(passed, str):
+                    return passed
+                found.extend(passed)
             continue
         # (by exact type: this meets every node of the file, and isinstance on libcst's classes
         # is slow; none of the scope types has subclasses)
@@ -525,6 +530,36 @@ def _walk_calls(module, func):
 
 
 _SCOPE_TYPES = frozenset(_SCOPES)
+
+
+def _passed_calls(module, ref):
+    """``benchmark(P, ...)``, where a parameter of benchmark() gets the pipeline function and is
+    only called to make pipelines (dali_migrate/pipe_params.py): [(each call of that parameter,
+    its scopes)], or why it cannot be followed (str); None when ``ref`` is not such an argument."""
+    from dali_migrate import parents as parents_index
+    from dali_migrate import pipe_params
+
+    parents = parents_index.build(module)
+    if parents.of(ref) is None:
+        return None  # not a node of this module's tree
+    passed = pipe_params.param_alias(ref, parents)
+    if passed is None:
+        return None
+    if isinstance(passed, tuple):
+        reason = passed[1].removesuffix(": convert by hand").removesuffix(", convert by hand")
+        return f"is passed to a function of this file ({reason})"
+    found = []
+    for read in passed.refs:
+        call = parents.of(read)
+        if not (isinstance(call, cst.Call) and call.func is read):
+            continue  # `pipeline.__name__`
+        scopes, cur = [], parents.of(call)
+        while cur is not None:
+            if type(cur) in _SCOPE_TYPES:
+                scopes.append(cur)
+            cur = parents.of(cur)
+        found.append((call, tuple(reversed(scopes))))
+    return found
 
 
 def _argument_for(call: cst.Call, params, name: str):

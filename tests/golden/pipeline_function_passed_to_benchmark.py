@@ -1,0 +1,49 @@
+# golden-run: pipe=pipeline_box args=(str(DATA / "images"),) kwargs={"batch_size": 4, "window_size": 5, "device": "cpu"} iterations=8
+"""Pipeline functions handed to a benchmark helper of the file, which makes a pipeline of the one
+it gets, builds it and times its runs, as DALI's convolution benchmark notebook (conv_perf) does."""
+import time
+
+import numpy as np
+import nvidia.dali.fn as fn
+import nvidia.dali.types as types
+from nvidia.dali import pipeline_def
+
+data_path = "/data/imagenet/train"
+
+
+@pipeline_def
+def pipeline_box(file_root, device="gpu", window_size=3):
+    jpegs, labels = fn.readers.file(file_root=file_root, name="Reader")
+    images = fn.decoders.image(jpegs, device="cpu" if device == "cpu" else "mixed", output_type=types.RGB)
+    filters = np.full((window_size, window_size), 1. / (window_size ** 2), dtype=np.float32)
+    edges = fn.experimental.filter(images, filters)
+    return edges, labels
+
+
+@pipeline_def
+def pipeline_gb(file_root, device="gpu", window_size=3):
+    jpegs, labels = fn.readers.file(file_root=file_root, name="Reader")
+    images = fn.decoders.image(jpegs, device="cpu" if device == "cpu" else "mixed", output_type=types.RGB)
+    edges = fn.gaussian_blur(images, window_size=window_size)
+    return edges, labels
+
+
+def run_pipeline(pipe, num_iters, batch_size):
+    start = time.time()
+    for _ in range(num_iters):
+        pipe.run()
+    return batch_size * num_iters / (time.time() - start)
+
+
+def benchmark(pipeline, batch_size, window_size=3):
+    device = "gpu"
+    pipe = pipeline(data_path, num_threads=4, batch_size=batch_size, device_id=0, device=device, window_size=window_size)
+    pipe.build()
+    return run_pipeline(pipe, 100, batch_size)
+
+
+box, gb = [], []
+for window_size in (3, 7, 11, 15, 51):
+    box.append(benchmark(pipeline_box, 128, window_size=window_size))
+    gb.append(benchmark(pipeline_gb, 128, window_size=window_size))
+print(box, gb)
