@@ -9,6 +9,8 @@ against the original pipeline (`pipe.run()`, prefetching, async executor).
 
     python -m benchmarks.bench_loop [--device cpu|gpu] [--batch 32] [--images 512] ...
     python -m benchmarks.bench_loop --rss ours|pipeline --iters 2000   (memory, one variant)
+    python -m benchmarks.bench_loop --kinds pipeline,ours,ours_inline   (ours_inline: every call on
+        the caller's thread, runtime/_alloc_thread.py off: what that thread costs and saves)
 """
 
 import argparse
@@ -78,6 +80,12 @@ def make_variant(kind, device, data_root, batch, threads, crop=224):
 
         return step
     src = converted_source(device)
+    if kind == "ours_inline":
+        # every call on the caller's thread (runtime/_alloc_thread.py off), for its cost
+        from dali_migrate.runtime import _alloc_thread
+
+        _alloc_thread._ENABLED = False
+        kind = "ours"
     if kind in ("ours", "ours_eager"):
         import dali_migrate.runtime as rt
         from dali_migrate.runtime import _readers
