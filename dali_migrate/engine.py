@@ -29,7 +29,7 @@ from dali_migrate.rules import data_subscript
 from dali_migrate.rules import external_source as external_source_rule
 from dali_migrate.rules import pipe_run as pipe_run_rule
 from dali_migrate.rules import pipeline_def as pipeline_rule
-from dali_migrate.rules.base import CallSiteRule, DetectorRule, OpCallRule
+from dali_migrate.rules.base import SUPERSET_SUFFIX, CallSiteRule, DetectorRule, OpCallRule
 
 # Cheap text test run before any parsing: a file that never says "dali" cannot import it.
 _DALI_WORD = re.compile(r"dali", re.IGNORECASE)
@@ -309,7 +309,9 @@ class _Converter:
             for module_name in self.imports:
                 if not _imports_module(new_module, module_name):
                     new_module = _add_import(new_module, f"import {module_name}", before_dali=not module_name.startswith("nvidia"))
-            for text in self.helpers.values():
+            for key, text in self.helpers.items():
+                if key + SUPERSET_SUFFIX in self.helpers:
+                    continue  # that one is this one and more, under the same name
                 new_module = _add_definition(new_module, text)
             if self._new_numpy and self._new_numpy in _names_outside_imports(new_module):
                 new_module = _add_import(new_module, f"import numpy as {self._new_numpy}", before_dali=True)

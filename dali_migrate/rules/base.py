@@ -69,3 +69,8 @@ class DetectorRule(Rule):
 
     find: Callable = None
     kind: ClassVar[str] = "detector"
+
+
+#: A call-site rule's module-level helper whose key is another's plus this serves all the other's
+#: uses too, under the same name: where a file needs both, the engine adds it alone.
+SUPERSET_SUFFIX = "+superset"

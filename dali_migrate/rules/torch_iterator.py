@@ -64,7 +64,7 @@ import libcst as cst
 
 from dali_migrate import iterator_subclasses, pipe_lists
 from dali_migrate.cst_util import code, fresh_name, kwarg, names_in
-from dali_migrate.rules.base import CallSiteRule
+from dali_migrate.rules.base import SUPERSET_SUFFIX, CallSiteRule
 from dali_migrate.rules.pipe_epoch_size import CannotConvert, made, made_value, reader_expression, repeatable
 from dali_migrate.rules.pipeline_def import reader_needs_context
 
@@ -504,9 +504,14 @@ def _also(call, site, fw: Framework = TORCH) -> list:
 def _helpers(site, fw: Framework = TORCH, call=None):
     planned = _plan(call, site, fw) if call is not None else None
     if isinstance(planned, tuple) and planned[2] is not None:
-        # The same key either way: the class with BATCH_FROM_DATA_EDITS also takes batch_size=.
-        edits = (*fw.multi_edits(site), *(BATCH_FROM_DATA_EDITS if site.handed is not None else ()))
-        return {fw.multi_helper: class_source(_class_name(site, fw, multi=True), edits, cls=MULTI_CLASS_NAME)}
+        # The class with BATCH_FROM_DATA_EDITS (same name) also takes batch_size=: where a file
+        # needs both, its key (the other's + SUPERSET_SUFFIX) makes the engine keep it alone.
+        if site.handed is not None:
+            edits = (*fw.multi_edits(site), *BATCH_FROM_DATA_EDITS)
+            key = fw.multi_helper + SUPERSET_SUFFIX
+        else:
+            edits, key = fw.multi_edits(site), fw.multi_helper
+        return {key: class_source(_class_name(site, fw, multi=True), edits, cls=MULTI_CLASS_NAME)}
     if isinstance(planned, tuple) and planned[3] is not None:
         wrapper = fresh_name(PREFETCHED, set(site.taken)) if PREFETCHED in site.taken else PREFETCHED
         return {

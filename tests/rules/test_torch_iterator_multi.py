@@ -228,3 +228,22 @@ def test_jax_iterator_made_by_a_function_the_list_is_handed_to():
     assert reasons == []
     assert 'return DaliJaxMultiIterator(pipelines, ["x", "y"], size=16)' in out
     assert "class DaliJaxMultiIterator:" in out and "*, batch_size=None, reader_meta=None" in out
+
+
+def test_a_handed_list_and_a_local_list_share_the_class_that_serves_both():
+    # the class that reads the batch size from the data also takes batch_size=: it alone is
+    # added, whichever use comes first (the plain one would leave the handed call without one)
+    handed = "pipes = [pipe_fn(root, shard_id=i, num_shards=n) for i in range(n)]\nloader = make_loader(pipes)\n"
+    local = "local = [pipe_b(root) for i in range(n)]\nit = DALIGenericIterator(local, ['x', 'y'], size=8)\n"
+    for body in (handed + local, local + handed):
+        out, reasons = run_handed(body + "return loader, it\n", """
+
+        def make_loader(pipelines):
+            return DALIGenericIterator(pipelines, ["x", "y"], size=8 * len(pipelines))
+        """)
+        assert reasons == []
+        assert out.count("class DaliTorchMultiIterator") == 1
+        assert "*, batch_size=None, reader_meta=None" in out
+        assert "it = DaliTorchMultiIterator(local, ['x', 'y'], batch_size=4, size=8)" in out
+        assert 'return DaliTorchMultiIterator(pipelines, ["x", "y"], size=8 * len(pipelines))' in out
+        compile(out, "<converted>", "exec")
