@@ -1038,6 +1038,36 @@ def _inline_helpers(body: list, helpers: dict, outer: set, later: set, used: set
     return out
 
 
+class _CommentsOf(cst.CSTVisitor):
+    def __init__(self):
+        self.found: list = []
+
+    def visit_Comment(self, node) -> None:
+        self.found.append(node)
+
+
+class _WithoutComments(cst.CSTTransformer):
+    """Drops the comments inside an ``ops.X(...)`` call: they move above the statement that
+    calls the operator, and a comment left inside the arguments would either vanish with the
+    argument's comma or show up twice."""
+
+    def leave_TrailingWhitespace(self, original, updated):
+        if updated.comment is None:
+            return updated
+        return updated.with_changes(whitespace=cst.SimpleWhitespace(""), comment=None)
+
+    def leave_EmptyLine(self, original, updated):
+        return cst.RemoveFromParent() if updated.comment is not None else updated
+
+
+def _comment_lines(stmt) -> list:
+    """Every comment of ``stmt`` (the lines above it, those among its arguments, the one after
+    it), in source order, as comment lines to go above another statement."""
+    visitor = _CommentsOf()
+    stmt.visit(visitor)
+    return [cst.EmptyLine(comment=c) for c in visitor.found]
+
+
 def _fn_call_for_op(op_call: cst.Call, invocation: cst.Call, names, catalog) -> cst.Call:
     ops_path = names.ops_op(op_call.func)
     info = catalog.ops(ops_path) if ops_path else None
@@ -1206,6 +1236,7 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
         raise _NotSimple("__init__ without self")
     self_name = "self"
     settings, ops_members, values, setup = None, {}, {}, []
+    op_comments: dict = {}  # ops member -> the comment lines of the statements that made it
     settings_locals: dict = {}
     param_names = {p.name.value for p in [*params.params[1:], *params.kwonly_params, *params.posonly_params]}
     helpers = eff.helpers
@@ -1238,7 +1269,8 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
             ):
                 attr = small.targets[0].target.attr.value
                 if isinstance(small.value, cst.Call) and names.ops_op(small.value.func):
-                    ops_members[attr] = small.value
+                    ops_members[attr] = small.value.visit(_WithoutComments())
+                    op_comments.setdefault(attr, []).extend(_comment_lines(stmt))
                     continue
                 if attr in _SETTING_ATTRS:
                     raise _NotSimple(f"__init__ sets self.{attr}, a Pipeline attribute")
@@ -1359,6 +1391,18 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
             return updated
 
     new_body = [s.visit(_Graph()) for s in graph_body]
+    # An ops.X(...) statement of __init__ has no statement of its own in the function: its comments
+    # go above the first one that calls the operator or, for one that nothing calls, above the
+    # function's first statement (the converted code must not lose what its author wrote).
+    stmts = [*setup, *new_body]
+    for attr, lines in op_comments.items():
+        if not lines:
+            continue
+        call = m.Call(func=m.Attribute(value=m.Name(self_name), attr=m.Name(attr)))
+        at = next((i for i, stmt in enumerate(graph_body) if any(m.matches(c, call) for c in _calls(stmt))), None)
+        i = len(setup) + at if at is not None else 0
+        stmts[i] = stmts[i].with_changes(leading_lines=[*stmts[i].leading_lines, *lines])
+    setup, new_body = stmts[: len(setup)], stmts[len(setup) :]
     unfed = [key for key, feed in feeds.items() if not feed.used]
     if unfed:
         raise _NotSimple(f"iter_setup feeds {unfed[0][1]!r}, which no ExternalSource of define_graph makes")

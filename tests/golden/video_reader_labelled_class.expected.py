@@ -9,6 +9,7 @@ COUNT = 3
 
 def VideoPipe(batch_size, num_threads, device_id, data, *, seed=12):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
+    # file_root: one label per class folder; enable_frame_num: the first frame's index
     reader = ndd.experimental.readers.Video(device="cpu", file_root=data, sequence_length=COUNT, shard_id=0, num_shards=1, random_shuffle=False, enable_frame_num=True)
     while True:
         for output in reader.next_epoch(batch_size=batch_size):

@@ -504,3 +504,82 @@ def test_pipeline_attribute_list_is_dali_s():
 
     own = {n for n in vars(pipeline.Pipeline) if not (n.startswith("__") and n.endswith("__"))}
     assert own <= _PIPELINE_ATTRS
+
+
+COMMENTED = '''
+class P(Pipeline):
+    def __init__(self, batch_size, num_threads, device_id, root):
+        super().__init__(batch_size, num_threads, device_id, seed=12)
+        # reader above
+        self.input = ops.readers.File(  # reader after paren
+            file_root=root,  # reader root
+            # reader own line
+            files=["a.jpg",  # reader nested
+                   "b.jpg"],
+        )  # reader trailing
+        self.unused = ops.Flip()  # flip never called
+        self.decode = ops.decoders.Image(device="cpu")  # decoder trailing
+
+    def define_graph(self):
+        jpegs, labels = self.input()
+
+        # graph above decode
+        images = self.decode(jpegs)  # graph trailing
+        return images, labels
+
+pipe = P(4, 2, 0, "/data")
+pipe.build()
+out = pipe.run()
+'''
+
+
+def test_comments_of_an_operator_s_statement_go_above_its_first_use_once_each():
+    out = classes(COMMENTED)
+    assert "class P" not in out
+    lines = [line.strip() for line in out.splitlines()]
+    reader = next(i for i, line in enumerate(lines) if line.startswith("reader = ndd.readers.File("))
+    # an operator nothing calls has no statement of its own left: its comment joins the first one
+    expected_above_reader = [
+        "# reader above", "# reader after paren", "# reader root", "# reader own line",
+        "# reader nested", "# reader trailing", "# flip never called",
+    ]
+    assert lines[reader - len(expected_above_reader) : reader] == expected_above_reader
+    decode = next(i for i, line in enumerate(lines) if line.startswith("images = ndd.decoders.image("))
+    # define_graph's own comment stays, the operator's goes between it and the statement
+    assert lines[decode - 2 : decode] == ["# graph above decode", "# decoder trailing"]
+    assert lines[decode].endswith("# graph trailing")
+    for comment in [*expected_above_reader, "# decoder trailing", "# graph above decode", "# graph trailing"]:
+        assert out.count(comment) == 1, comment
+    assert '"b.jpg"]' in out
+
+
+def test_comments_of_a_base_class_s_operator_follow_it_into_the_subclass():
+    out = classes('''
+    class Base(Pipeline):
+        def __init__(self, batch_size, num_threads, device_id):
+            super().__init__(batch_size, num_threads, device_id)
+            self.input = ops.readers.File(file_root="imgs")  # base reader
+
+        def define_graph(self):
+            jpegs, labels = self.input()
+            return jpegs, labels
+
+
+    class Child(Base):
+        def __init__(self, batch_size, num_threads, device_id):
+            super().__init__(batch_size, num_threads, device_id)
+            # child flip
+            self.flip = ops.Flip(horizontal=1)
+
+        def define_graph(self):
+            jpegs, labels = super().define_graph()
+            return self.flip(jpegs), labels
+
+    pipe = Child(4, 1, 0)
+    pipe.build()
+    a, b = pipe.run()
+    ''')
+    assert "class Child" not in out
+    child = out[out.index("def Child("):]
+    assert "# base reader\n    reader = ndd.readers.File(" in child
+    assert "# child flip\n                outputs = ndd.flip(" in child
