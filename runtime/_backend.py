@@ -354,26 +354,46 @@ class _PipelineOperator:
         self._names = [f"in{i}" for i in range(n_inputs)] + [f"arg_{a}" for a in arg_names]
         self._arg_names = arg_names
         self._bs = max_batch_size
-        pipe = Pipeline(batch_size=max_batch_size, num_threads=num_threads,
-                        device_id=device_id,
-                        prefetch_queue_depth=1, exec_async=False, exec_pipelined=False)
-        with pipe:
-            ins = [fn.external_source(name=n, device="cpu") for n in self._names[:n_inputs]]
-            args = {a: fn.external_source(name=f"arg_{a}", device="cpu") for a in arg_names}
-            out = op_fn(*ins, device=backend, name="dali_migrate_op", **static_args, **args)
-            out = list(out) if isinstance(out, (list, tuple)) else [out]
-            pipe.set_outputs(*out)
-        pipe.build()
-        self._pipe = pipe
+        # DALI breaks a pipeline for good once a run has failed. An operator without state (not
+        # a reader, not a random one) gives the same results from a new pipeline, so one is
+        # built for its next call, as the direct path goes on; a stateful one keeps raising
+        # rather than silently starting its stream again.
+        is_stateful = getattr(schema, "IsStateful", None)
+        self._stateless = is_stateful is not None and not is_stateful()
+
+        def build():
+            pipe = Pipeline(batch_size=max_batch_size, num_threads=num_threads,
+                            device_id=device_id,
+                            prefetch_queue_depth=1, exec_async=False, exec_pipelined=False)
+            with pipe:
+                ins = [fn.external_source(name=n, device="cpu") for n in self._names[:n_inputs]]
+                args = {a: fn.external_source(name=f"arg_{a}", device="cpu") for a in arg_names}
+                out = op_fn(*ins, device=backend, name="dali_migrate_op", **static_args, **args)
+                out = list(out) if isinstance(out, (list, tuple)) else [out]
+                pipe.set_outputs(*out)
+            pipe.build()
+            return pipe
+
+        self._build = build
+        self._pipe = build()
 
     def run(self, inputs, arg_inputs, batch_size):
-        for name, x in zip(self._names, list(inputs) + [arg_inputs[a] for a in self._arg_names]):
-            self._pipe.feed_input(name, x)
+        if self._pipe is None:
+            self._pipe = self._build()
         if not self._names and batch_size not in (None, self._bs):
             raise NotImplementedError("the pipeline fallback runs input-less operators only at "
                                       "their first batch size")
+        try:
+            for name, x in zip(self._names,
+                               list(inputs) + [arg_inputs[a] for a in self._arg_names]):
+                self._pipe.feed_input(name, x)
+            outs = self._pipe.run()
+        except Exception:
+            if self._stateless:
+                self._pipe = None
+            raise
         # the pipeline reuses its output buffers on the next run: hand out copies
-        return tuple(copy_tl(o) for o in self._pipe.run())
+        return tuple(copy_tl(o) for o in outs)
 
     def reader_meta(self):
         return self._pipe.reader_meta("dali_migrate_op")

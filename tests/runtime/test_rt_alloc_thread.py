@@ -118,10 +118,6 @@ def test_a_real_operator_error_is_raised_by_the_call():
     # the same operator instance, a window outside the images: DALI raises when it runs
     with pytest.raises(RuntimeError, match="out of bounds|outside"):
         ndd.crop(images(300), crop=(400, 400), out_of_bounds_policy="error")
-    # and the instance works on afterwards (on DALI's direct operator path: the one-operator
-    # Pipeline that DALI 1.53 falls back to is broken by an error, as any pipeline is)
-    from dali_migrate.runtime import _backend
-
-    if not _backend.use_pipeline():
-        out = ndd.crop(big, crop=(400, 400), out_of_bounds_policy="error")
-        assert out.shape == [(400, 400, 3)] * 4
+    # and the instance works on afterwards (DALI 1.53's one-operator Pipeline is built anew)
+    out = ndd.crop(big, crop=(400, 400), out_of_bounds_policy="error")
+    assert out.shape == [(400, 400, 3)] * 4
