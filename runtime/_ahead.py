@@ -34,7 +34,6 @@ it on for them too (the tests use it to exercise the mechanism without a GPU).
 
 import concurrent.futures
 import os
-import threading
 
 from . import _alloc_thread
 from . import _backend as _be
@@ -42,8 +41,6 @@ from . import _backend as _be
 ENABLED = os.environ.get("DALI_MIGRATE_READ_AHEAD", "1") != "0"
 CPU_OPERATORS = False
 
-_lock = threading.Lock()
-_executors = {}
 
 # id(TensorList) -> (reader, output index, TensorList) for the batch each reader yielded last
 _tracked = {}
@@ -53,18 +50,11 @@ def executor(kind):
     """One thread for all reads ahead ("read": they stay in submission order) and one for all
     calls worked ahead ("work": a call waits for its batch's read, and does not hold up the next
     read, which would put a read on the critical path of every iteration)."""
-    with _lock:
-        ex = _executors.get(kind)
-        if ex is None:
-            ex = _executors[kind] = concurrent.futures.ThreadPoolExecutor(
-                1, thread_name_prefix=f"dali-migrate-{kind}-ahead",
-                initializer=_alloc_thread.mark_runtime_thread)
-        return ex
+    return _alloc_thread.runtime_thread(f"{kind}-ahead")
 
 
 def _forget_after_fork():
-    _executors.clear()  # their threads did not survive the fork
-    _tracked.clear()
+    _tracked.clear()  # (the threads are forgotten by _alloc_thread)
 
 
 if hasattr(os, "register_at_fork"):

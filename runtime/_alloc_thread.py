@@ -25,28 +25,20 @@ import threading
 
 import numpy as np
 
+from . import _types
+
 LARGE_BYTES = 1 << 20
 _RECHECK = 256
 
 _ENABLED = os.environ.get("DALI_MIGRATE_ALLOC_THREAD", "1") != "0"
 _tls = threading.local()
-_executor = None
 _lock = threading.Lock()
+_executors = {}
 
-_ITEMSIZE = {}
 
-
-def _itemsize(dtype):
-    size = _ITEMSIZE.get(dtype)
-    if size is None:
-        from . import _types
-
-        try:
-            size = np.dtype(_types.to_numpy(_types.DType.from_type_id(dtype))).itemsize
-        except Exception:  # noqa: BLE001 - a type numpy has no name for: count it as bytes
-            size = 1
-        _ITEMSIZE[dtype] = size
-    return size
+def _itemsize(type_id):
+    dt = _types._by_id.get(type_id)
+    return dt.bytes if dt is not None else 1  # a type without a DType: counted as bytes
 
 
 def output_bytes(outs):
@@ -60,7 +52,7 @@ def output_bytes(outs):
     return total
 
 
-def mark_runtime_thread():
+def _mark_runtime_thread():
     _tls.runtime = True
 
 
@@ -68,18 +60,19 @@ def on_runtime_thread():
     return getattr(_tls, "runtime", False)
 
 
-def _get_executor():
-    global _executor
+def runtime_thread(name):
+    """The one-thread executor `name` ("alloc", and runtime/_ahead.py's "read-ahead" and
+    "work-ahead"), its thread marked as the runtime's: operator calls made there stay there."""
     with _lock:
-        if _executor is None:
-            _executor = concurrent.futures.ThreadPoolExecutor(
-                1, thread_name_prefix="dali-migrate-alloc", initializer=mark_runtime_thread)
-        return _executor
+        ex = _executors.get(name)
+        if ex is None:
+            ex = _executors[name] = concurrent.futures.ThreadPoolExecutor(
+                1, thread_name_prefix=f"dali-migrate-{name}", initializer=_mark_runtime_thread)
+        return ex
 
 
 def _forget_after_fork():
-    global _executor
-    _executor = None  # its thread did not survive the fork
+    _executors.clear()  # their threads did not survive the fork
 
 
 if hasattr(os, "register_at_fork"):
@@ -99,12 +92,7 @@ class Placement:
         if not _ENABLED or on_runtime_thread():
             return fn(*args)
         self.calls += 1
-        if self.large and self.calls % _RECHECK:
-            return _get_executor().submit(fn, *args).result()
-        if self.large:
-            outs = _get_executor().submit(fn, *args).result()
-        else:
-            outs = fn(*args)
+        outs = runtime_thread("alloc").submit(fn, *args).result() if self.large else fn(*args)
         if self.large is None or self.calls % _RECHECK == 0:
             self.large = output_bytes(outs) >= LARGE_BYTES
         return outs
