@@ -176,10 +176,8 @@ def children_tuple(node: cst.CSTNode) -> tuple:
 def walk(node: cst.CSTNode, *, not_into: tuple = ()) -> Iterator[cst.CSTNode]:
     """Every node under ``node`` (itself first), in pre-order; nodes of the ``not_into`` types are
     met but not entered."""
-    cache = _cache
-    if cache is None:
-        yield from _walk(node, not_into)
-        return
+    # outside a conversion the children are kept for this walk only
+    cache = _cache if _cache is not None else {}
     stack = [node]
     pop, push, get = stack.pop, stack.extend, cache.get
     fields_of = _fields
@@ -203,45 +201,6 @@ def walk(node: cst.CSTNode, *, not_into: tuple = ()) -> Iterator[cst.CSTNode]:
         if hit is None:
             hit = cache[id(cur)] = (cur, _kids(cur))
         push(reversed(hit[1]))  # last first, so that the first is met next
-
-
-def _walk(node: cst.CSTNode, not_into: tuple) -> Iterator[cst.CSTNode]:
-    stack = [node]
-    pop, push = stack.pop, stack.append
-    kinds, backwards = _kind, _reversed_fields
-    enter: dict = {}
-    while stack:
-        cur = pop()
-        yield cur
-        tp = type(cur)
-        if not_into:
-            go = enter.get(tp)
-            if go is None:
-                go = enter[tp] = not issubclass(tp, not_into)
-            if not go:
-                continue
-        # children() inlined, pushed last first so that the first is met next: this loop is
-        # what every walk of the codemod spends its time in
-        fields = backwards.get(tp)
-        if fields is None:
-            fields = backwards[tp] = _child_fields(tp)[::-1]
-        for name in fields:
-            value = getattr(cur, name)
-            k = kinds.get(type(value))
-            if k is None:
-                k = _kind_of(type(value))
-            if k == 1:
-                push(value)
-            elif k == 2:
-                for v in reversed(value):
-                    kv = kinds.get(type(v))
-                    if kv is None:
-                        kv = _kind_of(type(v))
-                    if kv == 1:
-                        push(v)
-
-
-_reversed_fields: dict = {}  # node type -> _child_fields(type), last first
 
 
 def variable_nodes(node: cst.CSTNode) -> list:
