@@ -6,7 +6,11 @@ Converted code runs unchanged against it. See README.md in this folder for what 
 how it differs from native ndd, pipeline-compatible seeding and the `install()` switch.
 """
 
-from ._types import *  # noqa: F401,F403
+from . import _host_pool
+
+_host_pool.configure()  # before DALI first allocates host memory (see the module)
+
+from ._types import *  # noqa: F401,F403,E402
 from ._device import Device, device  # noqa: F401
 from ._eval import EvalContext, EvalMode, get_num_threads, set_num_threads  # noqa: F401
 from ._stream import (  # noqa: F401

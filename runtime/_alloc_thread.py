@@ -1,5 +1,7 @@
-"""CPU operator calls with large outputs run on a thread of their own, so that their buffers
-come from a C heap that holds nothing else.
+"""Where DALI's host pool does not serve them (runtime/_host_pool.py: a pipeline made DALI's host
+resource before the runtime was imported, or the user chose a threshold above the outputs), CPU
+operator calls with large outputs run on a thread of their own, so that their buffers come from
+a C heap that holds nothing else.
 
 Why: an eager call allocates its outputs anew (native ndd does too), on the calling thread. On
 the main thread those multi-megabyte buffers share glibc's main arena with the interpreter's
@@ -16,7 +18,12 @@ The hand-over costs tens of microseconds, so only an operator instance whose las
 outputs reached `LARGE_BYTES` goes over (measured on its first call and again every
 `_RECHECK` calls); small calls, GPU operators and calls already on a runtime thread run where
 they are called. The caller waits for the call: results, errors and their order are the same.
-`DALI_MIGRATE_ALLOC_THREAD=0` keeps every call on its caller's thread.
+`DALI_MIGRATE_ALLOC_THREAD=0` keeps every call on its caller's thread, `=1` uses the thread
+even where the pool serves the buffers.
+
+The thread has a cost the pool has not: its arena gives a heap back to the system when the heap
+empties and takes it again for the next batch (about 2,000 page faults per iteration of the CPU
+loop; docs/performance.md).
 """
 
 import concurrent.futures
@@ -25,12 +32,14 @@ import threading
 
 import numpy as np
 
-from . import _types
+from . import _host_pool, _types
 
 LARGE_BYTES = 1 << 20
 _RECHECK = 256
 
-_ENABLED = os.environ.get("DALI_MIGRATE_ALLOC_THREAD", "1") != "0"
+# "1" on, "0" off; unset: on only where DALI's host pool does not serve large buffers (None: not
+# asked yet; runtime/_host_pool.py)
+_ENABLED = {"1": True, "0": False}.get(os.environ.get("DALI_MIGRATE_ALLOC_THREAD", ""))
 _tls = threading.local()
 _lock = threading.Lock()
 _executors = {}
@@ -79,6 +88,11 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_after_fork)
 
 
+def _decide():
+    global _ENABLED
+    _ENABLED = not _host_pool.pooled()
+
+
 class Placement:
     """Per operator instance: whether its calls go to the allocation thread."""
 
@@ -89,6 +103,8 @@ class Placement:
         self.calls = 0
 
     def run(self, fn, *args):
+        if _ENABLED is None:
+            _decide()
         if not _ENABLED or on_runtime_thread():
             return fn(*args)
         self.calls += 1

@@ -1,5 +1,7 @@
-"""CPU operator calls with large outputs run on the allocation thread (runtime/_alloc_thread.py):
-same results, same errors at the same call, small calls where they are called."""
+"""CPU operator calls with large outputs run on the allocation thread (runtime/_alloc_thread.py)
+where DALI's host pool does not serve them: same results, same errors at the same call, small
+calls where they are called. The thread is switched on here, whatever the probe of
+runtime/_host_pool.py found (tests/runtime/test_rt_host_pool.py covers that choice)."""
 
 import threading
 
@@ -23,6 +25,11 @@ class _FakeTL:
         from nvidia.dali.types import DALIDataType
 
         return DALIDataType.UINT8
+
+
+@pytest.fixture(autouse=True)
+def _thread_on(monkeypatch):
+    monkeypatch.setattr(_alloc_thread, "_ENABLED", True)
 
 
 def _recording(nbytes, threads):
