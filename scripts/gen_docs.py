@@ -31,6 +31,7 @@ EXAMPLES = {
     "pipe-build": ("file_reader_basic", "pipe.build()\n", "pipe = simple_pipe(\"/data/images\")\nfor"),
     "pipe-start-py-workers": ("parallel_external_source_pipeline_list", "pipe.start_py_workers()\n", "pipelines = [train_pipe, val_pipe]\n\n    for step"),
     "pipe-run": ("file_reader_basic", "pipe.run()", "next(pipe)"),
+    "pipe-reset": ("reader_epoch_loop_reset", "        pipe.reset()\n", "total += float(np.mean(np.asarray(ndd.as_tensor(images.cpu()))))\n        print("),
     "device-mixed": ("device_mixed_gpu", 'device="mixed"', 'ndd.decoders.image(jpegs, device="gpu"'),
     "batch-size": ("random_pipeline_seed", "fn.random.uniform(range=(-15.0, 15.0))",
                    "ndd.random.uniform(range=(-15.0, 15.0), batch_size=batch_size"),

@@ -39,8 +39,9 @@ that is empty ends the pipeline. ``cycle="raise"``: it is rewound, and the pipel
 
 When a source ends (StopIteration), ``pipe.run()`` raised StopIteration; the converted generator
 ends, so ``next()`` raises it too (and again on every later call, as ``pipe.run()`` does until
-``pipe.reset()``, which is not converted: see the restartable form below for iterators). The
-epoch index is 0 throughout for the same reason.
+``pipe.reset()``; that call is removed where it restarts nothing, a generator function's spent
+generator, and left to a person elsewhere: :func:`reset_blocker`, ``rules/pipe_reset.py``; see the
+restartable form below for iterators). The epoch index is 0 throughout for the same reason.
 Sources run when ``next()`` asks for their batch, not ``prefetch_queue_depth`` batches ahead, and
 ``parallel=True`` sources run in this process: the same data, at other times. ``dtype=`` becomes
 ``as_batch(dtype=...)``, which converts where the pipeline checked: the same for valid data.
@@ -53,6 +54,9 @@ fn.external_source(input_data, batch=False)``, called as ``example(lambda: ...)`
 what the file's calls of the pipeline pass, where every mention of the pipeline is such a call and
 all of them pass sources of one kind, called with as many arguments (lambdas, functions or
 generator functions of the file, lists...); the converted generator takes it as the same parameter.
+A call may also pass what a function of the file returns where that is a function it defines
+(``source = synth_imgs_data(...)``, then ``pipeline(source, ...)``, as DALI's conv_perf notebook
+does: :func:`_made_by_factory`): it has that function's kind.
 So does a parameter of the function that builds the pipeline (``with pipe:`` in
 ``def ExternalSourcePipeline(..., external_data)``). An object of a class of the file has the kind
 its methods give (``__iter__`` / ``__getitem__``: iterable; ``__call__``: callable, or a generator
@@ -229,11 +233,7 @@ def source_kind(expr, module, pipeline=None):
         if d is None and module is not None and pipeline is not None:
             d = captured_def(module, pipeline, expr.value)
         if isinstance(d, cst.FunctionDef) and not d.decorators and d.asynchronous is None:
-            if _has_yield(d):
-                return ("generator_function", None)
-            if d.params.star_arg not in (None, cst.MaybeSentinel.DEFAULT) or any(p.default is not None for p in d.params.params):
-                return f"source {expr.value}() has *args or defaults: cannot tell how DALI calls it"
-            return ("callable", _positional_count(d, False))
+            return _def_kind(d, expr.value)
         if d is None:
             found = _outer_source(expr.value, module, pipeline)
             if found is not None:
@@ -247,6 +247,15 @@ def source_kind(expr, module, pipeline=None):
             if kind is not None:
                 return kind
     return f"cannot tell whether the source `{one_line(expr)}` is a callable, an iterable or a generator function: convert by hand"
+
+
+def _def_kind(d: cst.FunctionDef, label: str):
+    """The kind of the (undecorated, not async) function ``d`` as a source, or a reason."""
+    if _has_yield(d):
+        return ("generator_function", None)
+    if d.params.star_arg not in (None, cst.MaybeSentinel.DEFAULT) or any(p.default is not None for p in d.params.params):
+        return f"source {label}() has *args or defaults: cannot tell how DALI calls it"
+    return ("callable", _positional_count(d, False))
 
 
 def _shared_reason(name: str, cls: str) -> str:
@@ -466,10 +475,17 @@ def _parameter_kind(name: str, module, pipeline):
             if default is None or pipeline not in module.body:
                 return f"{why}, and a call passes none: convert by hand"
             # A default is evaluated where the pipeline is defined: at the top of the file.
-            arg, scopes = default, ()
+            arg, scopes, call = default, (), None
         if isinstance(arg, cst.Name) and any(_binds(scope, arg.value) for scope in scopes):
-            return f"{why}, and a call passes `{arg.value}`, a name of the function it is called in: convert by hand"
-        kind = source_kind(arg, module)
+            kind = _made_by_factory(arg.value, call, scopes, module)
+            if kind is None:
+                return f"{why}, and a call passes `{arg.value}`, a name of the function it is called in: convert by hand"
+            kinds[kind] = arg
+            continue
+        # (a default's call made one function, which every pipeline made with it shares)
+        kind = _factory_kind(arg, scopes, module) if isinstance(arg, cst.Call) and call is not None else None
+        if kind is None:
+            kind = source_kind(arg, module)
         if isinstance(kind, str):
             return f"{why}; a call of it passes one that dali-migrate cannot follow: {kind}"
         kinds[kind] = arg
@@ -478,6 +494,86 @@ def _parameter_kind(name: str, module, pipeline):
     return next(iter(kinds))
 
 
+
+
+def _made_by_factory(name: str, call, scopes: tuple, module):
+    """The kind of the source ``call`` (a call of the pipeline) passes as ``name``, a variable of
+    the function the call is in that it binds once, to what a function of the file returns
+    (:func:`_factory_kind`): ``source = synth_imgs_data(...)`` in DALI's conv_perf notebook. None
+    where it is not that form.
+
+    The variable is read only by the call that passes it on, and that call runs once per binding
+    (no loop holds it that does not hold the binding too): the pipeline alone uses what it holds."""
+    scope = scopes[-1] if scopes else None
+    if call is None or type(scope) is not cst.FunctionDef or name in _param_names(scope) or _binding_count(scope, name) != 1:
+        return None
+    if sum(1 for n in cst_walk.walk(scope) if type(n) is cst.Name and n.value == name) != 2:
+        return None  # read elsewhere too (its binding and the argument are the two)
+    found = [
+        n for n in cst_walk.walk(scope)
+        if type(n) is cst.Assign and len(n.targets) == 1 and _is_name(n.targets[0].target, name)
+    ]
+    if len(found) != 1 or not isinstance(found[0].value, cst.Call):
+        return None
+    if not _loops_to(call, scope) <= _loops_to(found[0], scope):
+        return None
+    return _factory_kind(found[0].value, scopes, module)
+
+
+def _loops_to(node, scope) -> set:
+    """ids of the loops (``for``, ``while``, comprehensions) between ``scope`` and ``node``."""
+    loops = (cst.For, cst.While, cst.CompFor)
+    stack = [(scope, frozenset())]
+    while stack:
+        cur, held = stack.pop()
+        if cur is node:
+            return set(held)
+        if isinstance(cur, loops):
+            held = held | {id(cur)}
+        stack.extend((child, held) for child in cst_walk.children(cur))
+    return set()
+
+
+def _factory_kind(call: cst.Call, scopes: tuple, module):
+    """The kind of what ``call`` returns, where it calls a function of the file that returns one
+    function it defines (``def source(): ... yield ...`` then ``return source``); None where it
+    is not that form.
+
+    The function made there is seen by nothing else: the factory only defines and returns it, so
+    what it closes over is the factory's own, and the pipeline that gets it alone uses it."""
+    if not isinstance(call.func, cst.Name) or any(_binds(s, call.func.value) for s in scopes):
+        return None
+    fname = call.func.value
+    factory = _top_def(module, fname)
+    if (
+        not isinstance(factory, cst.FunctionDef) or factory.decorators or factory.asynchronous is not None
+        or _has_yield(factory) or _binding_count(module, fname) != 1
+    ):
+        return None
+    body = factory.body.body
+    last = body[-1] if body else None
+    # Every way out of the factory but an exception is a `return` of the function it defines.
+    if not (isinstance(last, cst.SimpleStatementLine) and len(last.body) == 1 and isinstance(last.body[0], cst.Return)):
+        return None
+    returns = [
+        n for part in cst_walk.children(factory)
+        for n in cst_walk.walk(part, not_into=(cst.FunctionDef, cst.ClassDef, cst.Lambda))
+        if type(n) is cst.Return
+    ]
+    made = {n.value.value if isinstance(n.value, cst.Name) else None for n in returns}
+    if len(made) != 1 or None in made:
+        return None
+    made_name = made.pop()
+    defs = [s for s in body if isinstance(s, cst.FunctionDef) and s.name.value == made_name]
+    if len(defs) != 1 or _binding_count(factory, made_name) != 1 or made_name in _param_names(factory):
+        return None
+    if sum(1 for n in cst_walk.walk(factory) if type(n) is cst.Name and n.value == made_name) != 1 + len(returns):
+        return None  # the factory keeps or passes the function elsewhere too
+    d = defs[0]
+    if d.decorators or d.asynchronous is not None:
+        return None
+    kind = _def_kind(d, made_name)
+    return kind if isinstance(kind, tuple) else None
 
 
 _SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
@@ -1029,6 +1125,45 @@ def restart_blocker(info) -> Optional[str]:
     if isinstance(restart, str):
         return restart
     return None if isinstance(restart, cst.FunctionDef) else "the pipeline's restartable form was not made"
+
+
+def reset_blocker(info, module) -> Optional[str]:
+    """Why ``pipe.reset()`` on this pipeline may change what it gives next (None: it cannot).
+
+    DALI 2.4's ``Pipeline.reset()`` acts only after a source raised StopIteration (``_last_iter``:
+    neither a reader nor anything else sets it). Then it rewinds callables (``reset_indices``:
+    iteration 0, the next epoch index) and parallel sources' worker contexts, and ``run()``
+    draws from the sources again. A generator function without ``cycle=`` it called once, when
+    the pipeline was defined: reset() leaves that generator as it is, and a spent generator gives
+    nothing ever again; so ``run()`` goes on raising StopIteration, as ``next()`` does on the
+    converted generator that ended there. A pipeline whose every source is such, or that has none,
+    gives the same batches with or without the call."""
+    ctx = _SourceCtx(info, module)
+    for call, op in info.op_calls:
+        if op.fn_name != "external_source":
+            continue
+        s = _plan(call, ctx)
+        if isinstance(s, str):
+            return s
+        if not isinstance(s, _Source):
+            return "the pipeline is fed by iter_setup() or feed_input, which reset() lets feed it again after StopIteration"
+        if s.kind != "generator_function":
+            what = "a callable, which reset() calls again" if s.kind == "callable" else "an iterable, whose iterator may go on"
+            return (f"its source `{one_line(_arg(call, 'source').value)}` is {what} after StopIteration, where the "
+                    "converted generator has ended")
+        if s.cycle is not None or s.parallel:
+            return "its source is cycled or parallel, which reset() starts again after StopIteration, where the converted generator has ended"
+    if any(iter_setup_draws(stmt) is not None for stmt in info.statements):
+        return "its iter_setup() draws from an iterator that reset() lets go on after StopIteration"
+    return None
+
+
+@dataclasses.dataclass
+class _SourceCtx:
+    """What _plan reads of a conversion's context, for a pipeline seen from its call sites."""
+
+    pipeline: object
+    module: object
 
 
 def _blocker(call, op, ctx):

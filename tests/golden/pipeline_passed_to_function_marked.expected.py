@@ -45,7 +45,7 @@ def benchmark(pipe):
     pipe.build()
     for _ in range(3):
         pipe.run()
-    # dali-migrate: [call-site] pipe.reset() has no automatic dynamic-mode conversion: convert by hand
+    # dali-migrate: [call-site] pipe.reset() of minus_one: its source `get_data` is a callable, which reset() calls again after StopIteration, where the converted generator has ended: convert by hand
     pipe.reset()
 
 

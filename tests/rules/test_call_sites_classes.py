@@ -94,7 +94,7 @@ def test_stored_pipeline_reached_from_elsewhere_stays(extra, reason):
     ("    def teardown(self):\n        self.pipe = None\n", "`self.pipe` also holds something other than the pipeline p"),
     ("    def other(self):\n        return self.pipe\n", f"the pipeline object `self.pipe` is {FOLLOW_MARK}"),
     ("    def other(self):\n        f = lambda: self.pipe.run()\n", "on something other than `self` in a method"),
-    ("    def other(self):\n        self.pipe.reset()\n", "self.pipe.reset() has no automatic dynamic-mode conversion"),
+    ("    def other(self):\n        self.pipe.serialize()\n", "self.pipe.serialize() has no automatic dynamic-mode conversion"),
 ])
 def test_stored_pipeline_with_a_use_not_converted_stays(method, reason):
     out = convert(PIPE + STORED + method)

@@ -274,6 +274,74 @@ def test_parameter_named_as_a_module_function_is_what_the_calls_pass():
     assert "for source_data in source:" in out and "source = count\n" in out
 
 
+# -- sources a function of the file makes: it defines a function and returns it --------------------
+
+BATCH_PIPE = "\n@pipeline_def(batch_size=2)\ndef p(cb):\n    return fn.external_source(cb)\n"
+
+REPLAY = """
+def replay(batches):
+    cached = list(batches)
+
+    def source():
+        while True:
+            for batch in cached:
+                yield batch
+
+    return source
+"""
+
+
+def test_a_local_bound_to_a_factory_made_generator_function_is_called_once():
+    calls = "def bench(batches):\n    source = replay(batches)\n    pipe = p(source)\n    pipe.build()\n    return pipe.run()\n"
+    out = param_pipeline(REPLAY + "\n\n" + calls, BATCH_PIPE)
+    assert "dali-migrate:" not in out and "@pipeline_def" not in out
+    # DALI calls a generator function once and iterates its generator
+    assert "for source_data in source_2():" in out
+
+
+def test_a_factory_made_callable_gets_sample_info():
+    factory = "def make(scale):\n    def sample(info):\n        return np.full(25, info.idx_in_epoch * scale)\n    return sample\n"
+    out = param_pipeline(factory + "\n\ndef main():\n    source = make(2)\n    return p(source)\n")
+    assert "dali-migrate:" not in out and "source_2(types.SampleInfo(i * batch_size + j, j, i, 0))" in out
+
+
+def test_a_factory_called_in_the_pipeline_call_converts():
+    out = param_pipeline(REPLAY + "\n\npipe = p(replay([[np.zeros(2)]]))\n", BATCH_PIPE)
+    assert "dali-migrate:" not in out and "for source_data in source_2():" in out
+
+
+FACTORY_MARKED = {
+    # other code of the function could draw from it too
+    "read twice": "def bench(b):\n    source = replay(b)\n    print(source)\n    return p(source)\n",
+    # pipelines made in the loop would share one function, and what it closes over
+    "made once, used in a loop": "def bench(b):\n    source = replay(b)\n    for w in (3, 5):\n        pipe = p(source)\n",
+    "bound twice": "def bench(b, again):\n    source = replay(b)\n    if again:\n        source = replay(b)\n    return p(source)\n",
+    "not a call": "def bench(b):\n    source = b\n    return p(source)\n",
+}
+
+
+def test_factory_forms_that_cannot_be_told_are_left_to_a_person():
+    for key, calls in FACTORY_MARKED.items():
+        out = param_pipeline(REPLAY + "\n\n" + calls, BATCH_PIPE)
+        assert "@pipeline_def" in out and "a call passes `source`, a name of the function it is called in" in out, key
+
+
+def test_a_factory_that_keeps_or_may_not_return_its_function_is_not_followed():
+    kept = REPLAY.replace("    return source\n", "    REGISTRY.append(source)\n    return source\n")
+    falls_off = REPLAY.replace("    return source\n", "    if cached:\n        return source\n")
+    decorated = REPLAY.replace("    def source():", "    @functools.wraps(list)\n    def source():")
+    for factory in (kept, falls_off, decorated):
+        out = param_pipeline(factory + "\n\ndef bench(b):\n    source = replay(b)\n    return p(source)\n", BATCH_PIPE)
+        assert "@pipeline_def" in out and "a name of the function it is called in" in out, factory
+
+
+def test_a_factory_call_as_the_default_is_not_followed():
+    # evaluated once, where the pipeline is defined: every pipeline made with it shares the function
+    pipe = BATCH_PIPE.replace("def p(cb):", "def p(cb=replay([[1]])):")
+    out = convert("import numpy as np\n" + REPLAY + pipe + "\npipe = p()\n")
+    assert "@pipeline_def" in out and "cannot tell whether the source `replay([[1]])`" in out
+
+
 # -- sources that are objects of the file's classes, made outside the pipeline --------------------
 
 LOADER = '''

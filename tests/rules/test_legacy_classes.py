@@ -264,9 +264,9 @@ class Small(Base):
 p = Small(2, 1, 0, "d")
 p.build()
 p.run()
-p.reset()
+p.serialize()
 ''')
-    assert "class Small(Base)" in out and "p.reset() has no automatic dynamic-mode conversion" in out
+    assert "class Small(Base)" in out and "p.serialize() has no automatic dynamic-mode conversion" in out
     assert "class Base(Pipeline)" in out and "class Small extends it and stays a class" in out
 
 

@@ -104,11 +104,11 @@ def test_rewrites_that_differ_between_the_pipelines_passed_are_marked():
 
 
 def test_one_pipeline_left_leaves_the_others_passed_with_it():
-    # pipe.reset() has no rule: the shared body stays, so both pipelines stay
-    head = HEAD.replace("        pipe.run()\n", "        pipe.run()\n    pipe.reset()\n")
+    # pipe.serialize() has no rule: the shared body stays, so both pipelines stay
+    head = HEAD.replace("        pipe.run()\n", "        pipe.run()\n    pipe.serialize()\n")
     out, reasons = _convert(BENCH, head)
     assert out.count("@pipeline_def") == 2 and "pipe.build()" in out
-    assert any("pipe.reset() has no automatic dynamic-mode conversion" in r for r in reasons), reasons
+    assert any("pipe.serialize() has no automatic dynamic-mode conversion" in r for r in reasons), reasons
 
 
 def test_external_source_parameter_is_followed_through_the_calls_of_the_parameter():
