@@ -135,13 +135,15 @@ def caching():
         _cache = _memo = None
 
 
-def remembered(compute, node):
+def remembered(compute, node, key=None):
     """``compute(node)``, computed once per node while :func:`caching` is on (``compute`` must
-    depend on the node alone, and its answer must not be changed by callers)."""
+    depend on the node alone, or on what stays the same for the whole conversion, and its answer
+    must not be changed by callers). ``key`` names the computation when ``compute`` is made anew
+    for each call (a closure)."""
     memo = _memo
     if memo is None:
         return compute(node)
-    key = (compute, id(node))
+    key = (key or compute, id(node))
     hit = memo.get(key)
     if hit is None:
         hit = memo[key] = (node, compute(node))

@@ -131,6 +131,10 @@ def _convert_with_legacy(module: cst.Module, names, config: Config) -> "_Convert
             skip.add(item.name)
             why = [item.reason] if item.reason else converter.reasons.get(item.name, [])
             reasons[item.name] = (item, why or ["its uses in this file could not be followed"])
+        if not undo and not undo_hidden and all(item.reason for item in failed):
+            # each was refused by legacy.normalize, which already left it as written: skipping it
+            # normalizes the file to the same module, so another pass would only repeat this one
+            break
     converter.left += len(reasons)  # legacy pipelines left as they were count as left too
     fed = tf_consumers.fed_to_tf(module, names, parents_mod.build(module)) if reasons else {}
     for item, why in reasons.values():

@@ -1506,6 +1506,18 @@ def _folded_bases(module: cst.Module, classes: dict, results: dict, needed_by: d
     return out
 
 
+def _class_result(cls: cst.ClassDef, names, catalog, classes: dict, taken: frozenset, module: cst.Module):
+    """The class as a @pipeline_def function, or why not (a _NotSimple).
+
+    engine._convert_with_legacy normalizes the same file once per pass (the passes differ in which
+    pipelines they leave alone), and the answer for a class depends only on the file as written
+    and the names it spells, the same in every pass: it is worked out once per conversion."""
+    try:
+        return _class_to_pipeline(cls, names, catalog, classes, set(taken), _used_outside(module, cls))
+    except _NotSimple as e:
+        return e
+
+
 def rewrite_classes(module: cst.Module, names, catalog, found: list, skip: set, taken: frozenset = frozenset()) -> cst.Module:
     # The file's Pipeline subclasses and their subclasses (a base is defined before them).
     classes: dict = {}
@@ -1517,10 +1529,10 @@ def rewrite_classes(module: cst.Module, names, catalog, found: list, skip: set, 
     results: dict = {}
     for name, cls in classes.items():
         if name not in skip:
-            try:
-                results[name] = _class_to_pipeline(cls, names, catalog, classes, set(taken), _used_outside(module, cls))
-            except _NotSimple as e:
-                results[name] = e
+            results[name] = cst_walk.remembered(
+                lambda c: _class_result(c, names, catalog, classes, taken, module), cls,
+                key=(_class_result, taken, id(module)),  # (the file as written lives as long as the memo)
+            )
     # A class that stays a class needs its bases to stay classes.
     needed_by: dict = {}
 
