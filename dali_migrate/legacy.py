@@ -1283,7 +1283,9 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
                     setup.append(stmt.with_changes(body=[cst.Assign([cst.AssignTarget(cst.Name(attr))], value)]))
                 continue
         if self_name in names_in(stmt):
-            raise _NotSimple(f"__init__ does more than create operators and store values: {code(stmt).strip()[:60]}")
+            # a marker is one line: the statement's first, without the comments above it
+            first = code(stmt.with_changes(leading_lines=[])).strip().splitlines()[0]
+            raise _NotSimple(f"__init__ does more than create operators and store values: {first[:60]}")
         setup.append(stmt)
     if settings is None:
         raise _NotSimple("__init__ does not call super().__init__(...)")

@@ -43,7 +43,9 @@ def add(statement: S, rule: str, reasons: Iterable[str], prefix: str = MARKER_PR
                 present.add((m.group("rule"), m.group("reason")))
     new = []
     for reason in reasons:
-        key = (rule, reason.strip())
+        # A reason quoting code can span lines; a comment cannot, and scan() reads one line back.
+        reason = " ".join(line.strip() for line in reason.strip().splitlines())
+        key = (rule, reason)
         if key not in present:
             present.add(key)
             new.append(cst.EmptyLine(comment=cst.Comment(text(rule, reason, prefix))))

@@ -30,7 +30,7 @@ import libcst as cst
 
 from dali_migrate import cst_walk, graph_callables
 from dali_migrate import parents as parents_mod
-from dali_migrate.cst_util import code, dotted, fresh_name
+from dali_migrate.cst_util import code, dotted, fresh_name, one_line
 from dali_migrate.rules.base import Rule
 from dali_migrate.rules.conditionals import PURE_BUILTINS
 
@@ -147,6 +147,9 @@ def plan(info, names, taken: set, numpy_names: set, helpers: set, avoid: Optiona
     avoid = taken if avoid is None else avoid
     result = Plan()
     calls = _Calls(info, names, numpy_names, helpers, module)
+    result.blocker = _opaque_data(info, calls)
+    if result.blocker is not None:
+        return result
     later_setup: dict = {}  # name -> indices of setup statements that bind it
     from dali_migrate.pipeline_analysis import _assigned_names
 
@@ -206,6 +209,82 @@ def plan(info, names, taken: set, numpy_names: set, helpers: set, avoid: Optiona
         result.before[first][0] = head.with_changes(leading_lines=[cst.EmptyLine(
             comment=cst.Comment("# evaluated once, as when the pipeline was built"))])
     return result
+
+
+def _opaque_data(info, calls: _Calls) -> Optional[str]:
+    """Why the pipeline cannot be converted if it uses as DALI data (an operator's input, the
+    receiver of ``.gpu()``, an output) a value from a call dali-migrate cannot see into.
+
+    ``jpegs, labels = make_reader(path)`` with ``make_reader`` imported from another module runs
+    once in both forms; when it makes DALI operators (a plugin's reader, another module's
+    helper), the pipeline ran them every iteration, while the converted loop would reuse the one
+    result it got before the loop."""
+    from dali_migrate.pipeline_analysis import _assigned_names
+
+    def moved(node) -> bool:  # images.gpu(): DALI data's own method, where the data is looked at
+        func = node.func
+        return type(func) is cst.Attribute and func.attr.value in ("gpu", "cpu") and not node.args
+
+    def opaque(node) -> bool:
+        return (type(node) is cst.Call and not moved(node) and not calls.is_dali(node)
+                and not calls.same_every_time(node))
+
+    origin: dict = {}  # a name set before the loop -> the call its value may come from
+    for i in sorted(info.setup):
+        if i == info.reader_index:
+            continue
+        stmt = info.statements[i]
+        source = next((n for n in cst_walk.walk(stmt, not_into=_SCOPES) if opaque(n)), None)
+        if source is None:
+            read = sorted(cst_walk.variables(stmt) & origin.keys())
+            source = origin[read[0]] if read else None
+        for name in _assigned_names(stmt):
+            if source is not None:
+                origin[name] = source
+            elif type(stmt) is cst.SimpleStatementLine:
+                origin.pop(name, None)  # bound again to a value of its own
+
+    def why(node) -> Optional[str]:
+        """The reason if the data ``node`` computes may hold such a value. A DALI call's own
+        arguments are not its data (an operator's inputs are looked at as its own)."""
+        stack = [node]
+        while stack:
+            sub = stack.pop()
+            tp = type(sub)
+            if tp in _SCOPE_TYPES:
+                continue
+            if tp is cst.Call:
+                if opaque(sub) and not cst_walk.variables(sub) & calls.loop:
+                    # (one that reads data of the loop is stopped by plan() with its own reason)
+                    return f"`{one_line(sub)}`, which dali-migrate cannot see into,"
+                if not moved(sub) and calls.is_dali(sub):
+                    continue
+            elif tp is cst.Name and sub.value in origin:
+                return f"`{sub.value}`, which comes from `{one_line(origin[sub.value])}` that dali-migrate cannot see into,"
+            elif tp is cst.Attribute:
+                stack.append(sub.value)  # not the attribute's name
+                continue
+            stack.extend(cst_walk.children(sub))
+        return None
+
+    used = []  # (data, where it is used)
+    for call, op in info.op_calls:
+        if op.fn_name not in _OWN_ARGUMENTS:
+            used.extend((arg.value, call) for arg in call.args if arg.keyword is None)
+    for stmt in info.statements:
+        for sub in cst_walk.walk(stmt, not_into=_SCOPES):
+            if type(sub) is cst.Call and moved(sub):
+                used.append((sub.func.value, sub))
+    if info.returned is not None:
+        used.append((info.returned, info.returned))
+    for data, where in used:
+        what = why(data)
+        if what is not None:
+            return (
+                f"{what} is DALI data here (`{one_line(where)}`): if it makes DALI operators (a reader of "
+                "another module, a plugin's), the pipeline ran them every iteration, while the converted "
+                "loop would reuse the one result it got before the loop; convert by hand")
+    return None
 
 
 def _collect_expr(expr, calls: _Calls) -> list:

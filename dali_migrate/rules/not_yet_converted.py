@@ -97,6 +97,50 @@ def _imported_pipeline(call: cst.Call, module: cst.Module, parents):
     return (callee, found[0]) if len(found) == 1 and not found[0].startswith("nvidia.") else None
 
 
+def _unconverted_pipeline(call: cst.Call, module: cst.Module, parents, names, converted: set):
+    """What replaces "see the call-site marker" when the iterator's pipeline was left as it was:
+    no rule writes a call-site marker for a pipeline that is not converted, its own marker says
+    why. The pipeline is the iterator's first argument (or ``pipelines=``, or the one pipeline
+    of a list), made there or bound once in the iterator's scope by a call of a pipeline function
+    or Pipeline subclass of this file, or by ``Pipeline(...)`` (a ``with pipe:`` graph); or a
+    parameter of the function around the iterator (the pipeline is made where that is called)."""
+    from dali_migrate.pipeline_analysis import pipeline_decorator
+
+    arg = next((a for a in call.args if a.keyword is None or a.keyword.value == "pipelines"), None)
+    if arg is None or arg.star:
+        return None
+    arg = arg.value
+    if isinstance(arg, (cst.List, cst.Tuple)) and len(arg.elements) == 1:
+        arg = arg.elements[0].value
+    scope = parents.scope(call)
+    if isinstance(arg, cst.Name):
+        bindings = [n for n in parents.names(arg.value)
+                    if isinstance(parents.of(n), (cst.AssignTarget, cst.Param)) and parents.scope(n) is scope]
+        if len(bindings) != 1:
+            return None
+        holder = parents.of(bindings[0])
+        if isinstance(holder, cst.Param):
+            if isinstance(scope, cst.FunctionDef):
+                return (f"(its pipeline comes in as `{arg.value}`, a parameter of {scope.name.value}(): it is made, and "
+                        "converted or not, where that is called)")
+            return None
+        assign = parents.of(holder)
+        arg = assign.value if isinstance(assign, cst.Assign) and len(assign.targets) == 1 else None
+    if not isinstance(arg, cst.Call):
+        return None
+    if names.qualify(arg.func) in PIPELINE_CLASS:
+        return "(its pipeline, made by Pipeline(...) and `with`, is not converted: its marker says why)"
+    callee = arg.func.value if isinstance(arg.func, cst.Name) else None
+    if callee is None or callee in converted:
+        return None
+    for stmt in module.body:
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) and stmt.name.value == callee:
+            pipeline = (pipeline_decorator(stmt, names) is not None if isinstance(stmt, cst.FunctionDef)
+                        else any(names.qualify(b.value) in PIPELINE_CLASS for b in stmt.bases))
+            return f"(its pipeline, {callee}, is not converted: its marker says why)" if pipeline else None
+    return None
+
+
 def _framework_hint(q: str):
     """The hint for a plugin class or function that wraps pipelines, or None."""
     if not q.startswith("nvidia.dali.plugin."):
@@ -167,6 +211,10 @@ def _find(module: cst.Module, names, parents, converted: set) -> list:
                     f"(its pipeline comes from {imported[0]}(), imported from {imported[1]}: dali-migrate converts one "
                     f"file at a time and cannot see that pipeline's batch size, reader or sources from here)"
                 ))
+            elif _SEE_CALL_SITE in hint:
+                left = _unconverted_pipeline(call, module, parents, names, converted)
+                if left is not None:
+                    hint = hint.replace(_SEE_CALL_SITE, left)
             mark(call, hint)
         elif q.endswith(".serialize") or q.endswith("autoserialize"):
             mark(call, "serialized pipelines (e.g. for Triton) need pipeline mode: keep this pipeline as it is")

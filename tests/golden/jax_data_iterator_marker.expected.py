@@ -29,6 +29,6 @@ def loaders(root):
     train = sharded_iterator(root, batch_size=256)
     pipe = eval_pipe(root)
     # dali-migrate: [call-site] JAX DALIGenericIterator(sharding=...): not converted (the original builds a global array over the sharding's devices); iterate the converted generator, convert each output with jax.dlpack.from_dlpack(ndd.as_tensor(batch)) and build it with jax.make_array_from_single_device_arrays, keeping the epoch length / last-batch policy by hand
-    # dali-migrate: [not-yet-converted] JAX iterator not converted (see the call-site marker): iterate the converted generator, make each batch {name: jax.dlpack.from_dlpack(ndd.as_tensor(batch))} and keep the iterator's epoch length and last-batch policy (FILL/DROP) by hand; over several devices, one converted generator per device (shard_id=, num_shards=) and jax.make_array_from_single_device_arrays
+    # dali-migrate: [not-yet-converted] JAX iterator not converted (its pipeline, eval_pipe, is not converted: its marker says why): iterate the converted generator, make each batch {name: jax.dlpack.from_dlpack(ndd.as_tensor(batch))} and keep the iterator's epoch length and last-batch policy (FILL/DROP) by hand; over several devices, one converted generator per device (shard_id=, num_shards=) and jax.make_array_from_single_device_arrays
     evaluation = DALIGenericIterator([pipe], ["images", "labels"], reader_name="Reader", sharding=sharding)
     return train, evaluation

@@ -18,7 +18,7 @@ def coco_pipe(file_root, annotations_file):
 def train(model, optimizer, file_root, annotations_file):
     pipe = coco_pipe(file_root, annotations_file)
     # dali-migrate: [call-site] Paddle DALIGenericIterator: output_map asks for a LoD level (name, level): a LoDTensor with sequence lengths has no dynamic-mode counterpart; convert by hand (iterate the converted generator, build the LoDTensor from each batch's samples and their shapes)
-    # dali-migrate: [not-yet-converted] Paddle iterator not converted (see the call-site marker): iterate the converted generator and convert outputs via DLPack into [{name: tensor}] as DALI's iterator does (paddle.framework.core.from_dlpack(ndd.as_tensor(batch).__dlpack__()), a core DenseTensor; a GPU batch with stream=paddle.device.cuda.current_stream(device_id).cuda_stream); keep the epoch length / last-batch policy by hand (PARTIAL: cut the last batch to the epoch's samples; LoD outputs (name, level) by hand)
+    # dali-migrate: [not-yet-converted] Paddle iterator not converted (its pipeline, coco_pipe, is not converted: its marker says why): iterate the converted generator and convert outputs via DLPack into [{name: tensor}] as DALI's iterator does (paddle.framework.core.from_dlpack(ndd.as_tensor(batch).__dlpack__()), a core DenseTensor; a GPU batch with stream=paddle.device.cuda.current_stream(device_id).cuda_stream); keep the epoch length / last-batch policy by hand (PARTIAL: cut the last batch to the epoch's samples; LoD outputs (name, level) by hand)
     loader = DALIGenericIterator(
         [pipe], ["image", ("gt_box", 1), ("gt_label", 1)],
         reader_name="Reader", last_batch_policy=LastBatchPolicy.PARTIAL, auto_reset=True, dynamic_shape=True)

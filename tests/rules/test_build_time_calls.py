@@ -170,3 +170,46 @@ def test_globals_stays_in_the_loop_as_the_modules_dict():
     out = pipeline(READER + 'return fn.cast(l, dtype=types.FLOAT) * globals()["scale"]\n')
     head, loop = _head_and_loop(out)
     assert "evaluated once" not in head and '* globals()["scale"]' in loop
+
+
+# A reader made by a function of another module (a plugin's reader, as in a Cassandra or LMDB
+# loader): the pipeline ran its operators every iteration; before the loop, one call would give
+# one result that every iteration would decode again.
+IMPORTED = "from loaders import open_reader, crop_size\n" + _header()
+
+
+def test_data_made_by_a_function_of_another_module_is_marked():
+    out = convert("@pipeline_def(batch_size=4)\ndef p(root):\n    jpegs, labels = open_reader(root)\n"
+                  "    images = fn.decoders.image(jpegs)\n    return images, labels\n", header=IMPORTED)
+    assert ("pipeline not converted: `jpegs`, which comes from `open_reader(root)` that dali-migrate cannot see "
+            "into, is DALI data here (`fn.decoders.image(jpegs)`)") in out
+    assert "@pipeline_def(batch_size=4)" in out and "while True" not in out
+
+
+def test_through_a_name_and_moved_to_the_gpu_it_is_marked_too():
+    out = convert("@pipeline_def(batch_size=4)\ndef p(root):\n    reader = open_reader(root)\n"
+                  "    jpegs, labels = reader\n    labels = labels.gpu()\n    return jpegs, labels\n",
+                  header=IMPORTED)
+    assert "`labels`, which comes from `open_reader(root)` that dali-migrate cannot see into, is DALI data here (`labels.gpu()`)" in out
+
+
+def test_a_call_of_another_module_as_an_operator_input_is_marked():
+    out = pipeline(READER + "return fn.cat(img, open_reader('d')), l\n".replace("open_reader", "loaders.open_reader"))
+    assert "`loaders.open_reader('d')`, which dali-migrate cannot see into, is DALI data here (`fn.cat(img, loaders.open_reader('d'))`)" in out
+
+
+def test_a_value_of_another_module_given_as_an_operator_argument_is_evaluated_once():
+    # crop_size(...) gives what an argument takes (a number): it converts, evaluated once as before
+    out = convert("@pipeline_def(batch_size=4)\ndef p(root):\n    size = crop_size(root)\n"
+                  '    j, l = fn.readers.file(file_root=root)\n    img = fn.decoders.image(j)\n'
+                  "    return fn.resize(img, size=size, antialias=crop_size(1) > 0), l\n", header=IMPORTED)
+    assert "# dali-migrate" not in out
+    head, loop = _head_and_loop(out)
+    assert "size = crop_size(root)" in head and "value = crop_size(1)" in head
+    assert "ndd.resize(img, size=size, antialias=value > 0)" in loop
+
+
+def test_a_name_bound_again_to_a_value_of_its_own_is_not_marked():
+    out = convert("@pipeline_def(batch_size=4)\ndef p(root):\n    jpegs = open_reader(root)\n    jpegs = root\n"
+                  "    j, l = fn.readers.file(file_root=jpegs)\n    return fn.decoders.image(j), l\n", header=IMPORTED)
+    assert "# dali-migrate" not in out

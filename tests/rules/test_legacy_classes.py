@@ -583,3 +583,26 @@ def test_comments_of_a_base_class_s_operator_follow_it_into_the_subclass():
     child = out[out.index("def Child("):]
     assert "# base reader\n    reader = ndd.readers.File(" in child
     assert "# child flip\n                outputs = ndd.flip(" in child
+
+
+def test_init_choosing_operators_under_an_if_is_marked_on_one_line():
+    # the shape of most ImageNet training pipelines (DALI_CPU or not): the marker quotes the
+    # statement's first line, not the comment above it, and stays one comment line
+    out = classes('''
+    class HybridTrainPipe(Pipeline):
+        def __init__(self, batch_size, num_threads, device_id, root, dali_cpu=False):
+            super().__init__(batch_size, num_threads, device_id, seed=12)
+            self.input = ops.readers.File(file_root=root)
+            # decoding on the GPU unless asked not to
+            if dali_cpu:
+                self.decode = ops.decoders.Image(device="cpu")
+            else:
+                self.decode = ops.decoders.Image(device="mixed")
+
+        def define_graph(self):
+            jpegs, labels = self.input(name="Reader")
+            return self.decode(jpegs), labels
+    ''')
+    assert "# dali-migrate: [legacy-pipeline] not converted: __init__ does more than create operators and store values: if dali_cpu:\n" in out
+    assert "class HybridTrainPipe(Pipeline):" in out
+    compile(out, "<out>", "exec")

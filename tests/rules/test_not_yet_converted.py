@@ -134,3 +134,40 @@ def test_a_helper_names_the_pipelines_that_call_it_and_did_not_convert():
     assert "parameter(s) seed clash with the pipeline settings" in out
     # where the pipeline converts, the helper is written into it and no marker is left
     assert "dali-migrate:" not in convert(src.replace(", seed=1):\n    j", "):\n    j").replace("aug(j, seed=seed)", "aug(j)"))
+
+
+# No rule writes a call-site marker for an iterator whose pipeline is not converted at all: the
+# iterator's marker says which pipeline it is and that its own marker says why.
+_UNCONVERTED = (
+    "import nvidia.dali.ops as ops\nfrom nvidia.dali.pipeline import Pipeline\n"
+    "from nvidia.dali.plugin.pytorch import DALIClassificationIterator\n\n"
+    "class TrainPipe(Pipeline):\n    def __init__(self, root, cpu):\n        super().__init__(8, 2, 0)\n"
+    "        self.reader = ops.readers.File(file_root=root)\n        if cpu:\n            self.decode = ops.decoders.Image(device='cpu')\n"
+    "        else:\n            self.decode = ops.decoders.Image(device='mixed')\n"
+    "    def define_graph(self):\n        jpegs, labels = self.reader(name='Reader')\n        return self.decode(jpegs), labels\n\n"
+)
+
+
+def test_an_iterator_over_a_pipeline_left_unconverted_names_it():
+    out = convert(_UNCONVERTED + "def loader(root):\n    pipe = TrainPipe(root, False)\n    pipe.build()\n"
+                  "    return DALIClassificationIterator(pipe, reader_name='Reader')\n", header="")
+    assert "PyTorch iterator not converted (its pipeline, TrainPipe, is not converted: its marker says why)" in out
+    assert "see the call-site marker" not in out
+    with_pipe = convert(
+        "import nvidia.dali.fn as fn\nfrom nvidia.dali.pipeline import Pipeline\nfrom nvidia.dali.plugin.pytorch import DALIGenericIterator\n\n"
+        "def loader(root, pad):\n    pipe = Pipeline(batch_size=8, num_threads=2, device_id=0)\n    scale = get_scale()\n"
+        "    with pipe:\n        jpegs, labels = fn.readers.file(file_root=root, name='Reader')\n"
+        "        pipe.set_outputs(fn.decoders.image(jpegs) * scale, labels)\n    pipe.build()\n"
+        "    return DALIGenericIterator([pipe], ['x', 'y'], reader_name='Reader')\n", header="")
+    assert "while True" not in with_pipe  # (get_scale() between Pipeline(...) and `with` stops it)
+    assert "(its pipeline, made by Pipeline(...) and `with`, is not converted: its marker says why)" in with_pipe
+
+
+def test_an_iterator_over_a_parameter_says_the_pipeline_is_made_by_the_caller():
+    out = convert("from nvidia.dali.plugin.pytorch import DALIGenericIterator\n\n"
+                  "class Loader:\n    def __init__(self, pipelines, names):\n"
+                  "        self.it = DALIGenericIterator(pipelines, names, reader_name='Reader')\n", header="")
+    assert "(its pipeline comes in as `pipelines`, a parameter of __init__(): it is made, and converted or not, where that is called)" in out
+    starred = convert("from nvidia.dali.plugin.pytorch import DALIGenericIterator\n\n"
+                      "def wrap(*args, **kwargs):\n    return DALIGenericIterator(*args, **kwargs)\n", header="")
+    assert "see the call-site marker" in starred  # nothing to say about a pipeline given through *args
