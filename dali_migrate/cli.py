@@ -69,7 +69,7 @@ def _split_rules(ctx, param, value: Optional[str]) -> Optional[tuple]:
 def convert(ctx, paths, diff, check, report_path, exclude, jobs, quiet, ndd_module, rules,
             disable_rules, config_path) -> None:
     """Convert PATH... (files or directories) in place."""
-    from dali_migrate import report, runner  # the codemod itself: libcst, the rules, the catalog
+    from dali_migrate import outside_users, report, runner  # the codemod itself: libcst, the rules, the catalog
 
     try:
         file_settings = settings.discover(paths, config_path)
@@ -89,6 +89,8 @@ def convert(ctx, paths, diff, check, report_path, exclude, jobs, quiet, ndd_modu
         diff=diff,
         # Lets tests put a fake codemod in place, also in worker processes (it is pickled).
         convert=(ctx.obj or {}).get("convert"),
+        # files of the project that import a converted file's definitions: they stay as they were
+        project=outside_users.Scope(tops=tuple(str(p) for p in paths)),
     )
     if not files:
         _say("no Python files found", quiet)

@@ -15,7 +15,7 @@ from typing import Optional
 import libcst as cst
 import libcst.matchers as m
 
-from dali_migrate import call_sites, cst_walk, fed_inputs, helper_inlining, hidden_globals, legacy, markers, parents as parents_mod, rules as rules_mod, templates, tf_consumers
+from dali_migrate import call_sites, cst_walk, fed_inputs, helper_inlining, hidden_globals, imported_elsewhere, legacy, markers, parents as parents_mod, rules as rules_mod, templates, tf_consumers
 from dali_migrate.catalog import load as load_catalog
 from dali_migrate.config import Config
 from dali_migrate.cst_util import code, fresh_name, names_in, with_kwarg, without_kwargs
@@ -71,19 +71,41 @@ def _on(rule, enabled) -> bool:
     return enabled is None or rule.id in enabled
 
 
-def convert_source(source: str, *, path: str = "<string>", config: Optional[Config] = None) -> ConversionResult:
-    """Return the converted text and the markers left. Raises ConversionError if it does not parse."""
+_LINES = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+
+
+def _comment_tail(source: str) -> int:
+    """Where the file's closing run of comment and blank lines starts (len(source) if none).
+
+    libcst 1.9's parser keeps only the last of several indented comment lines that end a file
+    (``x = 1 / "  # a" / "  # b"`` comes back without ``# a``), so they are kept as text."""
+    lines = _LINES.findall(source)  # Python's line ends only (str.splitlines also splits at \f, \x1c...)
+    start = len(source)
+    for line in reversed(lines):
+        if line.strip() and not line.lstrip().startswith("#"):
+            break
+        start -= len(line)
+    return start
+
+
+def convert_source(source: str, *, path: str = "<string>", config: Optional[Config] = None,
+                   used_elsewhere: Optional[dict] = None) -> ConversionResult:
+    """Return the converted text and the markers left. Raises ConversionError if it does not parse.
+
+    ``used_elsewhere``: {module-level name: where another file imports it}; what those names
+    define is left as it was (imported_elsewhere.py)."""
     config = config or Config()
+    cut = _comment_tail(source)
     try:
-        module = cst.parse_module(source)
+        module = cst.parse_module(source[:cut])
     except cst.ParserSyntaxError as e:
         raise ConversionError(f"does not parse: {e.message}", line=e.raw_line) from None
     names = collect(module)
     if not names.any_dali:
         return ConversionResult(source=source, output=source, markers=markers.scan(source, config.marker_prefix))
     with cst_walk.caching():  # what is learnt about the file's nodes lives as long as this conversion
-        converter = _convert_with_legacy(module, names, config)
-        output = converter.run()
+        converter = _convert_with_legacy(module, names, config, used_elsewhere or {})
+        output = converter.run() + source[cut:]
     return ConversionResult(
         source=source,
         output=output,
@@ -94,7 +116,7 @@ def convert_source(source: str, *, path: str = "<string>", config: Optional[Conf
     )
 
 
-def _convert_with_legacy(module: cst.Module, names, config: Config) -> "_Converter":
+def _convert_with_legacy(module: cst.Module, names, config: Config, used_elsewhere: Optional[dict] = None) -> "_Converter":
     """Legacy pipelines (``with pipe:``, Pipeline subclasses) are tried as synthesized @pipeline_def
     functions; each one that does not then convert completely is put back as it was, with the
     reasons, and the file is converted again without it."""
@@ -106,12 +128,14 @@ def _convert_with_legacy(module: cst.Module, names, config: Config) -> "_Convert
     tried: dict = {}  # such a pipeline -> (helpers, why it did not convert with them inlined)
     reasons: dict = {}  # name -> (anchor, [reasons])
     spelled = names_in(module)  # the file's names, read once; each pass gets a copy to add to
+    keep = imported_elsewhere.kept_names(module, used_elsewhere)  # other files import these
     while True:
         normalized, found = legacy.normalize(module, names, catalog, set(spelled), skip)
-        normalized, inlined, cannot_inline = helper_inlining.inline(normalized, names, not_inlined)
+        normalized, inlined, cannot_inline = helper_inlining.inline(normalized, names, not_inlined, keep)
         normalized, unhidden = hidden_globals.rewrite(normalized, names, kept_hidden)
         converter = _Converter(normalized, names, config, original=module)
         converter.cannot_inline = cannot_inline
+        converter.used_elsewhere = used_elsewhere or {}
         converter.run_analysis()
         failed = [
             item for item in found
@@ -150,6 +174,7 @@ def _convert_with_legacy(module: cst.Module, names, config: Config) -> "_Convert
         for reason in why:
             if reason not in converter.reasons.get(name, []):  # a reason it has either way is marked once
                 converter._mark(anchor, pipeline_rule.RULE.id, f"not converted with {spelled} written into it: {reason}")
+    imported_elsewhere.mark(converter)
     return converter
 
 
@@ -166,6 +191,7 @@ class _Converter:
         self.original = original if original is not None else module
         self.reasons: dict = {}  # pipeline name -> why it was not converted
         self.cannot_inline: dict = {}  # pipeline name -> (helpers it calls, why they were not written into it)
+        self.used_elsewhere: dict = {}  # module-level name -> where another file imports it
         self._analysed = None
         self._new_numpy: Optional[str] = None
         self._pending_rewrites: dict = {}
@@ -244,6 +270,7 @@ class _Converter:
             self.module, self.parents, infos, self.site_rules, self.ndd, self._numpy_for_rewrites(), readers,
             names=self.names, taken=self.taken,
         )
+        imported_elsewhere.hold(self, pipelines, plans)  # what other files import stays as it is
         site_rewrites: dict = {}
         drops: dict = {}
         for name, plan in plans.items():
@@ -309,7 +336,8 @@ class _Converter:
         new_module = self.module.visit(_Apply(self, site_rewrites, drops))
         if self.converted:
             index = self.parents if self.original is self.module else None
-            new_module = _fix_imports(self.original, new_module, self.names, self.ndd, self.config.ndd_module, index)
+            new_module = _fix_imports(self.original, new_module, self.names, self.ndd, self.config.ndd_module, index,
+                                      keep=self.used_elsewhere.keys())
             for module_name in self.imports:
                 if not _imports_module(new_module, module_name):
                     new_module = _add_import(new_module, f"import {module_name}", before_dali=not module_name.startswith("nvidia"))
@@ -670,13 +698,14 @@ class _Apply(cst.CSTTransformer):
     leave_If = leave_For = leave_While = leave_With = leave_Try = _compound
 
 
-def _fix_imports(old: cst.Module, new: cst.Module, names, ndd: str, ndd_module: str, index=None) -> cst.Module:
-    """Add the ndd import; drop DALI imports that the conversion left unused.
+def _fix_imports(old: cst.Module, new: cst.Module, names, ndd: str, ndd_module: str, index=None, keep=()) -> cst.Module:
+    """Add the ndd import; drop DALI imports that the conversion left unused (but ``keep``: names
+    other files import from this one).
 
     ``index``: the parents index of ``old``, if there is one (saves a walk of the tree)."""
     used_before = _names_outside_imports_indexed(index) if index is not None else _names_outside_imports(old)
     used_after = _names_outside_imports(new)
-    gone = {n for n in used_before - used_after}
+    gone = {n for n in used_before - used_after} - set(keep)
     dali_import_ids = {id(stmt) for stmt, _ in collect(new).statements}
     need_ndd = ndd not in names.aliases
     # Only the paths to what may change are entered (a full pass rebuilds every statement of the

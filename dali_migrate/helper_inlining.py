@@ -192,10 +192,11 @@ def _references(module: cst.Module, name: str, outside: set, spelled: _Spelled) 
     return False
 
 
-def inline(module: cst.Module, names, skip: set) -> tuple:
+def inline(module: cst.Module, names, skip: set, keep=frozenset()) -> tuple:
     """(module with helpers inlined into the module-level pipelines not in ``skip`` and the helpers
     nothing else uses removed, {pipeline name: helper names it had inlined}, {pipeline name:
-    ([names of the helpers it calls], why they could not be written into it)})."""
+    ([names of the helpers it calls], why they could not be written into it)}). Helpers named in
+    ``keep`` (other files import them) stay defined."""
     building = _building(module, names)
     helpers = {name: func for name, (func, why) in building.items() if why is None}
     problems: dict = {}
@@ -225,7 +226,7 @@ def inline(module: cst.Module, names, skip: set) -> tuple:
         return module, {}, problems
     module = module.with_changes(body=body)
     # A helper every use of which was inlined goes: it would keep pipeline mode's imports alive.
-    removable = set().union(*inlined.values())
+    removable = set().union(*inlined.values()) - set(keep)
     changed = True
     while changed:
         changed = False

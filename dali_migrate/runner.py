@@ -14,7 +14,7 @@ from typing import Callable, Iterator, Optional, Sequence
 
 import libcst
 
-from dali_migrate import engine, notebooks
+from dali_migrate import engine, notebooks, outside_users
 from dali_migrate.config import Config
 from dali_migrate.files import FileProblem, SourceFile, read_source, write_source
 from dali_migrate.model import ConversionError, ConversionResult, Marker, Status
@@ -33,6 +33,9 @@ class Options:
     # None means engine.convert_source, looked up at call time (so it can be monkeypatched).
     # Anything else must be a module-level function for --jobs > 1.
     convert: Optional[Converter] = None
+    # Where the project's other files are, which may import what a converted file defines (those
+    # definitions then stay as they were: outside_users.py); None: no such check.
+    project: Optional[outside_users.Scope] = outside_users.Scope()
 
 
 @dataclasses.dataclass
@@ -108,7 +111,10 @@ def _process_python(path: Path, options: Options) -> FileResult:
         return FileResult(path=str(path), status=Status.UNCHANGED)
     convert = options.convert or engine.convert_source
     try:
-        result = convert(src.text, path=str(path), config=options.config)
+        if options.project is None:
+            result = convert(src.text, path=str(path), config=options.config)
+        else:
+            result = outside_users.convert(convert, src.text, path=path, config=options.config, scope=options.project)
     except ConversionError as e:
         message, line = e.message, e.line
         if message.startswith("does not parse"):

@@ -5,7 +5,9 @@
 
 PATH (a directory, e.g. a checkout of DALI's ``docs/examples``, or one file) is copied to a
 temporary directory and the codemod runs over every ``.py``/``.ipynb`` there that mentions DALI;
-PATH itself is never touched. Each file is classified:
+PATH itself is never touched. As in a run over a repository, a definition that another file of
+the corpus imports is left as it was, with a marker (``dali_migrate/outside_users.py``; the corpus
+directory is the project root). Each file is classified:
 
 * ``full``      converted, no markers left;
 * ``partial``   something converted, markers left;
@@ -51,7 +53,7 @@ import traceback
 from pathlib import Path
 from typing import Optional
 
-from dali_migrate import engine, notebooks, runner
+from dali_migrate import engine, notebooks, outside_users, runner
 from dali_migrate.device_cpu import to_cpu
 from dali_migrate.model import ConversionError, Status
 
@@ -415,7 +417,10 @@ def measure(corpus: Path, jobs: Optional[int] = None, run: bool = True,
         if run:  # the originals run from a copy of their own: runs leave files behind (indexes...)
             shutil.copytree(root, originals, symlinks=True)
         files, skipped = collect(root)
-        results = runner.run(files, runner.Options(write=True), jobs=jobs)
+        # as a run over a repository: what another file of the corpus imports stays as it was
+        # (outside_users.py), the corpus being the project
+        options = runner.Options(write=True, project=outside_users.Scope(root=str(root)))
+        results = runner.run(files, options, jobs=jobs)
         rows, bugs = [], []
         for p, r in zip(files, results):
             rel = p.relative_to(root).as_posix()
