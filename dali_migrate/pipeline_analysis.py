@@ -543,6 +543,15 @@ def _classify_return(info: PipelineInfo, catalog: Catalog, names: DaliNames) -> 
     value = info.returned
     if value is None:
         return
+    if isinstance(value, cst.List) and not _synthetic(info.decorator):
+        # a Pipeline's define_graph may return a list (legacy.py makes it a tuple); @pipeline_def
+        # takes the list as one output and refuses it at build: the converted loop would run
+        # where the original never did
+        info.blockers.append(
+            "the pipeline returns a list, which @pipeline_def refuses at build (\"Illegal pipeline output "
+            "type ... nested `DataNode`\"): return a tuple (`return a, b`) and check it runs, then convert"
+        )
+        return
     if isinstance(value, (cst.Tuple, cst.List)):
         if any(isinstance(e, cst.StarredElement) for e in value.elements):
             info.blockers.append("the pipeline returns a starred expression: convert by hand")

@@ -254,3 +254,27 @@ def test_legacy_video_reader_class():
     assert "for output in reader.next_epoch(batch_size=batch_size, ctx=ctx):" in out
     assert "sequences, labels = next(pipe)" in out
     assert "# dali-migrate:" not in out
+
+
+def test_pipeline_def_returning_a_list_is_marked_as_dali_refuses_it():
+    # DALI 2.4: TypeError "Illegal pipeline output type. The output 0 contains a nested `DataNode`"
+    out = pipeline(
+        """\
+        jpegs, labels = fn.readers.file(file_root=root)
+        return [fn.decoders.image(jpegs), labels]
+        """
+    )
+    assert "the pipeline returns a list, which @pipeline_def refuses at build" in out
+    assert "ndd." not in out
+
+
+def test_pipeline_def_returning_a_list_is_refused_by_dali_too():
+    dali = pytest.importorskip("nvidia.dali")
+
+    @dali.pipeline_def(batch_size=2, num_threads=1, device_id=None)
+    def pipe():
+        return [dali.fn.random.uniform(range=(0, 1)), dali.fn.random.uniform(range=(0, 1))]
+
+    with pytest.raises(TypeError, match="nested `DataNode`"):
+        p = pipe()
+        p.build()
