@@ -16,7 +16,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from dali_migrate import cst_walk, iterator_subclasses
-from dali_migrate.cst_util import code
+from dali_migrate.cst_util import code, one_line_statement
 from dali_migrate.parents import Parents
 from dali_migrate.pipeline_analysis import NOT_CONVERTED, PERF_ONLY, SETTINGS, PipelineInfo
 from dali_migrate.rules import batch_device_check as device_check
@@ -459,6 +459,19 @@ def plan(module, parents: Parents, pipelines: dict, rules, ndd: str, numpy: Opti
                                 p.class_lists.append(found)
                                 follow.append(found)
                         continue
+                iterator = _iterator_call(call, parents, make_site(name, call)) if call is not None else None
+                if iterator is not None and ("iterator", iterator[1]) in pipe_rules:
+                    # `DALIGenericIterator([p(...)], ...)`: the iterator gets the pipeline it makes
+                    if constructs:
+                        _plan_construction(call, info, p, stmt)
+                    scope = parents.scope(call) or module
+                    site = Site(ndd=ndd, numpy=numpy, pipeline=info, construction=call if constructs else None,
+                                reader_call=readers.get(name), names=names, taken=set(taken),
+                                scope_pipes=scope_pipes.get(id(scope), {}), parents=parents,
+                                factory=None if constructs else _made_at(callee, call, name, made_by))
+                    _plan_expr(call, "pipe", parents, _State(var=f"{code(call).strip().splitlines()[0]}"), site,
+                               pipe_rules, batch_rules, p)
+                    continue
                 member = _member_target(assign, call, parents)
                 if member is not None:
                     # `self.pipe = p(...)` in a method: every use of `self.pipe` in the class is planned below.
@@ -474,7 +487,9 @@ def plan(module, parents: Parents, pipelines: dict, rules, ndd: str, numpy: Opti
                     and isinstance(assign.targets[0].target, cst.Name)
                 ):
                     p.blockers.append((stmt, _consumer_hint(call, parents, names) or pipe_lists.factory_list_reason(assign, call, label, stmt)
-                                       or f"{label} is used here in a way dali-migrate cannot follow; convert the pipeline and this use by hand"))
+                                       or _serialized(call, parents, label)
+                                       or f"{label} is used here in a way dali-migrate cannot follow (`{one_line_statement(stmt)}`); "
+                                          f"convert the pipeline and this use by hand"))
                     continue
                 if constructs:
                     _plan_construction(call, info, p, stmt)
@@ -1668,6 +1683,21 @@ def _consumer_hint(call, parents: Parents, names) -> Optional[str]:
             "proxy sends the samples of DataLoader workers to the pipeline and hands back the batches; dynamic "
             "mode has no proxy: keep this pipeline in pipeline mode, or move its operators, as ndd calls on "
             "ndd.as_batch(samples), to where the DataLoader's batches are used, by hand")
+
+
+#: as rules/not_yet_converted.py says it of a pipeline's ``serialize()`` it cannot follow
+SERIALIZED = "serialized pipelines (e.g. for Triton) need pipeline mode: keep this pipeline as it is"
+
+
+def _serialized(call, parents: Parents, label: str) -> Optional[str]:
+    """The reason for ``p(...).serialize(...)``, the pipeline object made only to be serialized; else None."""
+    attr = parents.of(call) if call is not None else None
+    if not (isinstance(attr, cst.Attribute) and attr.value is call and attr.attr.value == "serialize"):
+        return None
+    outer = parents.of(attr)
+    if not (isinstance(outer, cst.Call) and outer.func is attr):
+        return None
+    return f"{label}(...).serialize(): {SERIALIZED}"
 
 
 def _only_shown(node, parents: Parents) -> bool:

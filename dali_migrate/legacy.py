@@ -244,7 +244,7 @@ def _graph_inputs(out: list, i: int, graph: list, names):
     dali_at: dict = {}  # DataNode name -> index in ``out`` of the statement that made it
     for k in range(i):
         bound = _bindings(out[k])
-        if _makes_dali_node(out[k], names, set(dali_at)):
+        if not isinstance(out[k], cst.FunctionDef) and _makes_dali_node(out[k], names, set(dali_at)):
             for n in bound:
                 dali_at[n] = k
         else:
@@ -321,6 +321,24 @@ def captured_def(module: cst.Module, func: cst.FunctionDef, name: str) -> Option
     return last
 
 
+def _defined_after(kept: list, var: str, call: cst.Call) -> bool:
+    """Can the synthesized pipeline be defined after ``kept``, the statements between
+    ``var = Pipeline(...)`` and ``with var:``?
+
+    The graph read their names at the ``with`` statement: defined after them, the pipeline is
+    defined where its graph was, and a name they bind is not one bound after the graph
+    (call_sites._read_late). Its settings, Pipeline(...)'s arguments, are then evaluated after
+    them, so these must not read what they bind or change, nor call anything while they do too
+    (a random seed drawn from the generator they draw from); nor may they use the pipeline."""
+    if not kept:
+        return False
+    changed = set().union(*(_bindings(s) | _mutated(s) for s in kept))
+    args = [a.value for a in call.args]
+    if var in read_names(*kept) or read_names(*args) & changed:
+        return False
+    return not (any(True for a in args for _ in _calls(a)) and any(True for s in kept for _ in _calls(s)))
+
+
 def rewrite_with_blocks(body: list, names, taken: set, found: list, skip: set) -> list:
     """One block's statements with each ``with pipe:`` graph replaced by a synthesized pipeline."""
     out = list(body)
@@ -392,7 +410,13 @@ def rewrite_with_blocks(body: list, names, taken: set, found: list, skip: set) -
             body=[out[i].body[0].with_changes(value=cst.Call(func=cst.Name(name)))], leading_lines=[cst.EmptyLine(indent=False)]
         )
         found.append(Legacy(name=name, kind="with", anchor=out[i], block=with_stmt))
-        out[i : j + 1] = [func, assign, *kept]
+        if _defined_after(kept, var, call):
+            # the lines before Pipeline(...) stay before the first statement, those between go before the function
+            first = kept[0].with_changes(leading_lines=out[i].leading_lines)
+            func = func.with_changes(leading_lines=[*kept[0].leading_lines, *leading[len(out[i].leading_lines):]])
+            out[i : j + 1] = [first, *kept[1:], func, assign]
+        else:
+            out[i : j + 1] = [func, assign, *kept]
         i += 2 + len(kept)  # the statement after them may be the next Pipeline(...)
     if moved:
         # A statement moved into graphs goes where nothing else of the block reads what it made.

@@ -157,9 +157,9 @@ def test_an_iterator_over_a_pipeline_left_unconverted_names_it():
         "import nvidia.dali.fn as fn\nfrom nvidia.dali.pipeline import Pipeline\nfrom nvidia.dali.plugin.pytorch import DALIGenericIterator\n\n"
         "def loader(root, pad):\n    pipe = Pipeline(batch_size=8, num_threads=2, device_id=0)\n    scale = get_scale()\n"
         "    with pipe:\n        jpegs, labels = fn.readers.file(file_root=root, name='Reader')\n"
-        "        pipe.set_outputs(fn.decoders.image(jpegs) * scale, labels)\n    pipe.build()\n"
+        "        pipe.set_outputs(fn.decoders.image(jpegs) * scale, labels)\n    pipe.build()\n    scale = None\n"
         "    return DALIGenericIterator([pipe], ['x', 'y'], reader_name='Reader')\n", header="")
-    assert "while True" not in with_pipe  # (get_scale() between Pipeline(...) and `with` stops it)
+    assert "while True" not in with_pipe  # (`scale`, changed after the `with` block, stops it)
     assert "(its pipeline, made by Pipeline(...) and `with`, is not converted: its marker says why)" in with_pipe
 
 

@@ -1,0 +1,243 @@
+# golden-verify: pipe=make_train_pipeline args=(str(DATA / "images"), 4, 2, None) iterations=8
+# golden-verify: pipe=make_train_pipeline args=(str(DATA / "images"), 5, 2, None) kwargs={"shard_id": 1, "num_shards": 2} iterations=5
+"""Training loader built by hand: the pipeline object first, then the settings its graph reads,
+then `with pipe:`, as training scripts written against older DALI examples do."""
+import argparse
+import os
+import nvidia.dali.types as types
+import nvidia.dali.experimental.dynamic as ndd
+
+
+class DaliTorchIterator:
+    """DALIGenericIterator over one converted pipeline (added by dali-migrate).
+
+    Yields ``[{name: torch.Tensor}]`` per batch, with the epochs DALIGenericIterator gives: the last
+    batch FILL (full, wrapping or padded), DROP (left out) or PARTIAL (cut to the epoch's samples).
+    """
+
+    def __init__(self, pipe, output_map, *, batch_size, reader_meta=None, size=-1, auto_reset=False,
+                 last_batch_padded=False, last_batch_policy="FILL", prepare_first_batch=True):
+        assert len(set(output_map)) == len(output_map), "output_map names should be distinct"
+        self._pipe, self.output_map, self.batch_size = pipe, list(output_map), batch_size
+        self._size, self._policy, self._padded = int(size), last_batch_policy, last_batch_padded
+        if auto_reset is False or auto_reset is None or auto_reset == "no":
+            self._auto_reset = False
+        elif auto_reset is True or auto_reset == "yes":
+            self._auto_reset = True
+        else:
+            raise ValueError(f"Unsupported value for `auto_reset` {auto_reset}")
+        assert self._size != 0, "Size cannot be 0"
+        assert not reader_meta or self._size < 0, "When reader_name is provided, size should not be set"
+        assert not reader_meta or not last_batch_padded, "When reader_name is provided, last_batch_padded should not be set"
+        if self._size < 0 and not reader_meta:
+            self._policy, self._padded = "FILL", False
+        self._reader = reader_meta is not None
+        self._counter = 0
+        if self._reader:
+            n, shards = reader_meta["epoch_size"], reader_meta["number_of_shards"]
+            self._shards = shards
+            self._padded = reader_meta["pad_last_batch"]
+            self._stick = reader_meta["stick_to_shard"]
+            self._shard_id = reader_meta["shard_id"]
+            if self._policy == "DROP":
+                self._size = n // shards
+            elif self._padded:
+                self._size = reader_meta["epoch_size_padded"] // shards
+            else:
+                per_shard = -(-n // shards)
+                self._size = -(-per_shard // batch_size) * batch_size
+            self._counter_per_shard = [0] * shards
+            self._shard_sizes = [(i + 1) * n // shards - i * n // shards for i in range(shards)]
+            self._shard_sizes_initial = list(self._shard_sizes)
+        self._ever_consumed = False
+        self._first_batch = None
+        if prepare_first_batch:
+            try:
+                self._first_batch = DaliTorchIterator.__next__(self)
+                self._ever_consumed = False
+            except StopIteration:
+                raise RuntimeError(
+                    "It seems that there is no data in the pipeline. This may happen if `last_batch_policy` "
+                    "is set to PARTIAL and the requested batch size is greater than the shard size.") from None
+
+    def _end_iteration(self):
+        if self._auto_reset:
+            self.reset()
+        raise StopIteration
+
+    def _advance(self, dry_run=False):
+        """Count the batch just taken; True when it is the incomplete last batch DROP leaves out."""
+        counter = self._counter + self.batch_size
+        should_end = False
+        if self._policy == "DROP":
+            if self._reader:
+                should_end = any(c + counter > s for c, s in zip(self._counter_per_shard, self._shard_sizes))
+            else:
+                should_end = counter > self._size
+        if not dry_run:
+            self._counter = counter
+            if should_end:
+                self._end_iteration()
+        return should_end
+
+    def _take(self):
+        if self._size > 0 and self._counter >= self._size:
+            self._end_iteration()
+        try:
+            outputs = next(self._pipe)
+        except StopIteration:
+            if self._size < 0 and self._auto_reset:
+                self.reset()
+            raise
+        return outputs
+
+    def __next__(self):
+        self._ever_consumed = True
+        if self._first_batch is not None:
+            batch, self._first_batch = self._first_batch, None
+            return batch
+        outputs = self._take()
+        batch = {name: out.torch() for name, out in zip(self.output_map, outputs)}
+        self._advance()
+        keep = self.batch_size
+        if self._reader:
+            if self._policy == "PARTIAL":
+                keep = self.batch_size - (self._counter - self._shard_sizes_initial[self._shard_id])
+        elif self._policy == "PARTIAL" and self._size > 0 and self._counter > self._size:
+            keep = (self.batch_size - (self._counter - self._size)) % self.batch_size or self.batch_size
+        if keep < self.batch_size:
+            batch = {name: t[0:keep] for name, t in batch.items()}
+        return [batch]
+
+    def next(self):
+        self._ever_consumed = True
+        return self.__next__()
+
+    def reset(self):
+        if self._policy == "DROP":
+            should_end = self._advance(dry_run=True)
+            already_ended = self._size > 0 and self._counter >= self._size
+            if should_end and not already_ended:
+                self._take()
+                counter = self._counter
+                self._counter = counter + self.batch_size
+        if self._counter >= self._size or self._size < 0:
+            if self._policy == "FILL" and not self._padded:
+                if self._reader:
+                    self._counter -= min(self._counter_per_shard)
+                    self._counter_per_shard = [c + self._counter - s for c, s in zip(self._counter_per_shard, self._shard_sizes)]
+                    self._counter = min(self._counter_per_shard)
+                else:
+                    self._counter = self._counter % self._size
+            else:
+                self._counter = 0
+            if self._reader:
+                if not self._stick:
+                    self._shard_id = (self._shard_id + 1) % self._shards
+                if self._policy == "FILL" and not self._padded:
+                    if not self._stick:
+                        self._shard_sizes = self._shard_sizes[-1:] + self._shard_sizes[:-1]
+                    left = [s - c for s, c in zip(self._shard_sizes, self._counter_per_shard)]
+                    self._size = -(-max(left) // self.batch_size) * self.batch_size
+                    if self._size == 0:
+                        self._counter_per_shard = [0] * self._shards
+                        self._counter = 0
+                        self._shard_sizes = self._shard_sizes[-1:] + self._shard_sizes[:-1]
+                        self._size = -(-max(self._shard_sizes) // self.batch_size) * self.batch_size
+
+    def __iter__(self):
+        if self._counter != 0 and self._ever_consumed:
+            self.reset()
+        return self
+
+    @property
+    def size(self):
+        return self._size
+
+    def __len__(self):
+        if self._policy != "DROP":
+            return -(-self.size // self.batch_size)
+        return self.size // self.batch_size
+
+
+def make_train_pipeline(data_dir, batch_size, workers, device_id, input_size=64, shard_id=0, num_shards=1):
+    is_training = False
+    device_memory_padding = 211025920
+    host_memory_padding = 140544512
+    mean = [0.48145466, 0.4578275, 0.40821073]
+
+    def pipe_batches(*, batch_size=batch_size, num_threads=workers, device_id=device_id, seed=shard_id + 1467):
+        ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
+        rng = ndd.random.RNG(seed=seed)
+        reader = ndd.readers.File(
+            file_root=data_dir,
+            num_shards=num_shards,
+            shard_id=shard_id,
+            random_shuffle=False,
+            pad_last_batch=True,
+        )
+        std = [0.26862954, 0.26130258, 0.27577711]
+        while True:
+            for jpegs, labels in reader.next_epoch(batch_size=batch_size):
+                with ctx:
+                    if is_training:
+                        images = ndd.decoders.image_random_crop(
+                            jpegs,
+                            device="gpu",
+                            output_type=types.RGB,
+                            device_memory_padding=device_memory_padding,
+                            host_memory_padding=host_memory_padding,
+                            random_area=[0.7, 1.0],
+                            batch_size=batch_size,
+                            rng=rng,
+                        )
+                        images = ndd.resize(images, device="gpu", resize_x=input_size, resize_y=input_size)
+                        mirror = ndd.random.coin_flip(probability=0.5, batch_size=batch_size, rng=rng)
+                    else:
+                        images = ndd.decoders.image(
+                            jpegs,
+                            device="gpu",
+                            output_type=types.RGB,
+                            device_memory_padding=device_memory_padding,
+                            host_memory_padding=host_memory_padding,
+                        )
+                        images = ndd.resize(images, device="gpu", size=int(256 / 224 * input_size), mode="not_smaller")
+                        mirror = False
+                    images = ndd.crop_mirror_normalize(
+                        images.gpu(),
+                        dtype=types.FLOAT,
+                        output_layout="CHW",
+                        crop=(input_size, input_size),
+                        mean=[x * 255 for x in mean],
+                        std=[x * 255 for x in std],
+                        mirror=mirror)
+                    outputs = images, labels
+                yield outputs
+
+    pipe = pipe_batches()
+    return pipe
+
+
+def dali_dataloader(args):
+    local_rank = int(os.environ.get("LOCAL_RANK", 0))
+    world_size = int(os.environ.get("WORLD_SIZE", 1))
+    pipe = make_train_pipeline(args.train_data, args.batch_size, args.workers, local_rank,
+                               input_size=args.input_size, shard_id=local_rank, num_shards=world_size)
+    return DaliTorchIterator(pipe, ["data", "label"], batch_size=args.batch_size, reader_meta=ndd.readers.File(file_root=args.train_data, num_shards=world_size, shard_id=local_rank, random_shuffle=False, pad_last_batch=True).get_metadata())
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("train_data")
+    parser.add_argument("--batch-size", type=int, default=128)
+    parser.add_argument("--workers", type=int, default=4)
+    parser.add_argument("--input-size", type=int, default=224)
+    args = parser.parse_args()
+    loader = dali_dataloader(args)
+    for epoch in range(2):
+        for data in loader:
+            images, labels = data[0]["data"], data[0]["label"]
+
+
+if __name__ == "__main__":
+    main()
