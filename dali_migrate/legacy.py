@@ -19,6 +19,16 @@ person. ``self.batch_size`` / ``self.max_batch_size`` / ``self.device_id`` are t
 ``self.<value>`` that iter_setup assigns is the loop's local (define_graph must not read it: a
 pipeline reads it once).
 
+``__init__`` may choose operators under an ``if``/``elif``/``else`` on values (``if dali_cpu:``):
+its plain statements stay in their ``if`` at the start of the function, and define_graph's call
+of a member made there becomes an ``if`` on the same condition, the branch's operator in each
+branch (only the chosen branch's operator runs, as only it existed in the pipeline); inside
+define_graph's own ``if`` (or ``x if cond else y``) on that condition, or on a value each branch
+stores as a literal (``self.dali_device == "gpu"``), the call is that branch's operator. The
+condition is evaluated again, so it may only read values (no calls), never set again later; a
+member missing from a branch where define_graph may call it, nested ``if``s setting members and
+statements calling operators of two such ``if``s are left to a person.
+
 A subclass of such a class in the same file (``class B(A)``, any depth) is converted with its base
 folded in: ``super().__init__(...)`` (or ``super(B, self)`` / ``A.__init__(self, ...)``) is
 replaced by A's ``__init__`` with the arguments in place of its parameters (names and literals
@@ -543,6 +553,279 @@ class _SelfReads(cst.CSTTransformer):
                 raise _NotSimple(f"{self.what} uses self.{original.attr.value}, which cannot be followed")
             return cst.Name(local)
         return updated
+
+
+@dataclasses.dataclass
+class _InitIf:
+    """An ``if``/``elif``/``else`` of ``__init__`` that chooses operators: ``tests[k]`` (None for
+    ``else``) guards ``calls[k]`` ({member: its ops.X(...) call}) and ``names[k]`` (values set)."""
+
+    tests: list
+    calls: list
+    values: list
+    node: cst.If
+    bodies: list = dataclasses.field(default_factory=list)  # each branch's statements, but operators
+    literals: list = dataclasses.field(default_factory=list)  # each branch's {value: the literal it stores}
+
+
+def _if_chain(stmt: cst.If) -> list:
+    """[(test or None, body statements)] of an if/elif/else chain."""
+    out, node = [], stmt
+    while True:
+        out.append((node.test, list(node.body.body)))
+        if isinstance(node.orelse, cst.If):
+            node = node.orelse
+        elif isinstance(node.orelse, cst.Else):
+            out.append((None, list(node.orelse.body.body)))
+            return out
+        else:
+            return out
+
+
+def _build_time_test(test) -> Optional[str]:
+    """Why ``test`` might not give the same answer when evaluated again (None: it does, as long as
+    the names it reads are not reassigned): only names, their attributes and subscripts, literals,
+    comparisons and boolean operators."""
+    allowed = (
+        cst.Name, cst.Attribute, cst.Subscript, cst.SubscriptElement, cst.Index, cst.Comparison,
+        cst.ComparisonTarget, cst.BooleanOperation, cst.UnaryOperation, cst.Integer, cst.Float,
+        cst.SimpleString, cst.ConcatenatedString, cst.Tuple, cst.Element, cst.BaseCompOp,
+        cst.BaseBooleanOp, cst.Not, cst.LeftParen, cst.RightParen, cst.Comma, cst.SimpleWhitespace, cst.ParenthesizedWhitespace, cst.Newline, cst.EmptyLine, cst.Comment,
+        cst.TrailingWhitespace, cst.Dot, cst.LeftSquareBracket, cst.RightSquareBracket,
+    )
+    bad: list = []
+
+    class _V(cst.CSTVisitor):
+        def on_visit(self, node) -> bool:
+            if not isinstance(node, allowed) and not bad:
+                bad.append(node)
+            return not bad
+
+    test.visit(_V())
+    if bad:
+        return f"its condition `{code(test)}` does more than read values (it could give another answer when evaluated again)"
+    return None
+
+
+def _init_if(stmt: cst.If, names, self_table: dict) -> _InitIf:
+    """An ``if`` of ``__init__`` that assigns self's members, as an _InitIf, or why not."""
+    first = code(stmt.with_changes(leading_lines=[])).strip().splitlines()[0]
+    chain = _if_chain(stmt)
+    choice = _InitIf(tests=[], calls=[], values=[], node=stmt)
+    for test, body in chain:
+        if test is not None:
+            test = test.visit(_SelfReads(self_table, f"`{first}`"))
+            why = _build_time_test(test)
+            if why:
+                raise _NotSimple(f"`{first}` chooses operators, but {why}")
+        choice.tests.append(test)
+        made, kept, out, literal = {}, {}, [], {}
+        table = dict(self_table)  # what the branch stores on self is a local from there on
+        for s in body:
+            if "self" not in names_in(s):
+                out.append(s)
+                continue
+            small = s.body[0] if isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1 else None
+            if not (
+                isinstance(small, cst.Assign)
+                and len(small.targets) == 1
+                and m.matches(small.targets[0].target, m.Attribute(value=m.Name("self")))
+            ):
+                if _self_targets(s):
+                    inner = code(s.with_changes(leading_lines=[])).strip().splitlines()[0]
+                    raise _NotSimple(f"`{first}` sets members of self in a nested statement ({inner[:60]}): convert by hand")
+                # e.g. `if self.dali_device == "gpu" and fp16:` reading what the branch stored
+                out.append(s.visit(_SelfReads(table, f"`{first}`")))
+                continue
+            attr = small.targets[0].target.attr.value
+            if attr in made or attr in kept:
+                raise _NotSimple(f"`{first}` sets self.{attr} twice in one branch")
+            value = small.value.visit(_SelfReads(table, f"self.{attr} = ..."))
+            if isinstance(small.value, cst.Call) and names.ops_op(small.value.func):
+                made[attr] = (value, s)
+            else:
+                kept[attr] = s
+                table[attr] = attr
+                out.append(s.with_changes(body=[cst.Assign([cst.AssignTarget(cst.Name(attr))], value)]))
+                if m.matches(value, m.SimpleString() | m.Integer() | m.Float() | m.Name("True") | m.Name("False") | m.Name("None")):
+                    literal[attr] = value
+        choice.calls.append(made)
+        choice.values.append(kept)
+        choice.bodies.append(out)
+        choice.literals.append(literal)
+    return choice
+
+
+def _literal_truth(test, env: dict) -> Optional[bool]:
+    """The value of ``test`` (names, literals, ==, !=, not, and, or) with ``env``'s literal
+    values for its names, or None when it is anything else."""
+    import ast
+
+    def value(node):
+        if isinstance(node, cst.Name) and node.value in env:
+            return ast.literal_eval(code(env[node.value]))
+        if isinstance(node, (cst.SimpleString, cst.Integer, cst.Float)) or m.matches(node, m.Name("True") | m.Name("False") | m.Name("None")):
+            return ast.literal_eval(code(node))
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
+            return not value(node.expression)
+        if isinstance(node, cst.BooleanOperation):
+            left = value(node.left)
+            if isinstance(node.operator, cst.And):
+                return left and value(node.right)
+            return left or value(node.right)
+        if isinstance(node, cst.Comparison) and len(node.comparisons) == 1:
+            op, right = node.comparisons[0].operator, node.comparisons[0].comparator
+            if isinstance(op, cst.Equal):
+                return value(node.left) == value(right)
+            if isinstance(op, cst.NotEqual):
+                return value(node.left) != value(right)
+        raise ValueError(code(node))
+
+    try:
+        return bool(value(test))
+    except (ValueError, SyntaxError):
+        return None
+
+
+def _branch_count(choice: _InitIf) -> int:
+    """Branches of the chain, the implicit ``else`` (nothing made) included."""
+    return len(choice.tests) if choice.tests[-1] is None else len(choice.tests) + 1
+
+def _if_bodies(node: cst.If) -> list:
+    """The statements of every branch of an if/elif/else chain."""
+    return [s for _, body in _if_chain(node) for s in body]
+
+
+def _expand_choices(graph_body: list, setup_stmts: list, choices: list, chosen: dict, values: dict) -> list:
+    """define_graph with each statement that calls an operator __init__ chose under an ``if`` made
+    an ``if`` on the same condition, the branch's operator in each branch (inside define_graph's
+    own ``if`` on that condition, the operator of that branch); operators are then
+    ``self.<synthetic member>``."""
+    if {a.attr.value for a in m.findall(cst.Module(body=setup_stmts), m.Attribute(value=m.Name("self")))} & set(chosen):
+        raise _NotSimple("iter_setup uses an operator that __init__ creates under an `if`")
+    tests_read = {n for c in choices for t in c.tests if t is not None for n in read_names(t)}
+    changed = (_assigned(*graph_body, *setup_stmts) | _self_targets(*graph_body, *setup_stmts)) & tests_read
+    if changed:
+        raise _NotSimple(
+            f"{sorted(changed)[0]} is set again after __init__'s `if` that reads it chose operators "
+            "(the condition would not give the same answer where define_graph calls them)"
+        )
+    local = {k: k for k in values}
+
+    def decided(test) -> Optional[tuple]:
+        """(choice, {branches where ``test`` holds}) for define_graph's ``if``: the condition of
+        one of __init__'s branches spelled the same, or a test of values that each branch of one
+        ``if`` of __init__ stores as literals (``self.dali_device == "gpu"``)."""
+        try:
+            spelled = test.visit(_SelfReads(local, "define_graph"))
+        except _NotSimple:
+            return None
+        for gi, c in enumerate(choices):
+            for k, t in enumerate(c.tests):
+                if t is not None and code(t) == code(spelled):
+                    return gi, {k}
+        read = read_names(spelled)
+        for gi, c in enumerate(choices):
+            if not read or not c.literals or not all(read <= set(lit) for lit in c.literals):
+                continue
+            holds = set()
+            for k, lit in enumerate(c.literals):
+                value = _literal_truth(spelled, lit)
+                if value is None:
+                    break
+                if value:
+                    holds.add(k)
+            else:
+                return gi, holds
+        return None
+
+    def members_in(node) -> set:
+        return {a.attr.value for a in m.findall(node, m.Attribute(value=m.Name("self"))) if a.attr.value in chosen}
+
+    def substitute(node, branch_of: dict):
+        class _Sub(cst.CSTTransformer):
+            def leave_Attribute(self, original, updated):
+                if m.matches(original.value, m.Name("self")) and original.attr.value in chosen:
+                    attr = original.attr.value
+                    gi, branches = chosen[attr]
+                    if len(branch_of.get(gi, ())) != 1:
+                        return updated  # not decided here (an `x if cond else y` decides only its parts)
+                    (k,) = branch_of[gi]
+                    if k not in branches:
+                        c = choices[gi]
+                        where = f"`{code(c.tests[k])}`" if k < len(c.tests) and c.tests[k] is not None else "none of its conditions holds"
+                        raise _NotSimple(
+                            f"define_graph calls self.{attr}, which __init__ does not create when {where} "
+                            "(dali-migrate cannot tell that define_graph does not call it then): convert by hand"
+                        )
+                    return updated.with_changes(attr=cst.Name(branches[k]))
+                return updated
+
+        return node.visit(_Sub())
+
+    def statement(stmt, known: dict) -> cst.BaseStatement:
+        used = members_in(stmt)
+        if not used:
+            return stmt
+        if isinstance(stmt, cst.If):
+            return graph_if(stmt, known)
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            raise _NotSimple(f"define_graph calls self.{sorted(used)[0]}, which __init__ creates under an `if`, inside a compound statement")
+
+        class _IfExps(cst.CSTTransformer):
+            # mirror = self.coin() if self.data_augmentation else None
+            def leave_IfExp(self, original, updated):
+                hit = decided(original.test)
+                if hit is None or members_in(original.test):
+                    return updated
+                gi, holds = hit
+                possible = known.get(gi, set(range(_branch_count(choices[gi]))))
+                return updated.with_changes(
+                    body=substitute(updated.body, {**known, gi: possible & holds}),
+                    orelse=substitute(updated.orelse, {**known, gi: possible - holds}),
+                )
+
+        stmt = stmt.visit(_IfExps())
+        used = members_in(stmt)
+        if not used:
+            return stmt
+        groups = {chosen[a][0] for a in used if len(known.get(chosen[a][0], ())) != 1}
+        if not groups:
+            return substitute(stmt, known)
+        if len(groups) > 1:
+            raise _NotSimple("a statement of define_graph calls operators that several `if`s of __init__ chose: convert by hand")
+        gi = groups.pop()
+        c = choices[gi]
+        ks = list(range(len(c.tests))) + ([] if c.tests[-1] is None else [len(c.tests)])
+        bare = stmt.with_changes(leading_lines=[])
+        bodies = [cst.IndentedBlock([substitute(bare, {**known, gi: {k}})]) for k in ks]
+        orelse = cst.Else(bodies[-1]) if c.tests[-1] is None else None
+        conds = [t for t in c.tests if t is not None]
+        for k in range(len(conds) - 1, -1, -1):
+            node = cst.If(test=conds[k], body=bodies[k], orelse=orelse)
+            orelse = node
+        return node.with_changes(leading_lines=stmt.leading_lines)
+
+    def graph_if(stmt: cst.If, known: dict) -> cst.If:
+        if members_in(stmt.test):
+            raise _NotSimple("an `if` of define_graph tests an operator __init__ chose under an `if`")
+        hit = decided(stmt.test)
+        inner, other = dict(known), dict(known)
+        if hit is not None:
+            gi, holds = hit
+            c = choices[gi]
+            possible = known.get(gi, set(range(_branch_count(c))))
+            inner[gi] = possible & holds
+            other[gi] = possible - holds
+        body = stmt.body.with_changes(body=[statement(s, inner) for s in stmt.body.body])
+        orelse = stmt.orelse
+        if isinstance(orelse, cst.If):
+            orelse = graph_if(orelse, other)
+        elif isinstance(orelse, cst.Else):
+            orelse = orelse.with_changes(body=orelse.body.with_changes(body=[statement(s, other) for s in orelse.body.body]))
+        return stmt.with_changes(body=body, orelse=orelse)
+
+    return [statement(s, {}) for s in graph_body]
 
 
 def _self_targets(*nodes) -> set:
@@ -1274,6 +1557,77 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
         eff.init, helpers, param_names | set(_SETTINGS),
         read_names(*graph_stmts, *setup_stmts, *helpers.values()), used_names,
     ) if helpers else eff.init
+    # An `if` of __init__ that chooses operators (`if dali_cpu: self.decode = ops.X(device="cpu")
+    # else: ...`) ran when the pipeline was built: its condition, evaluated again where define_graph
+    # calls the operator, gives the same answer as long as what it reads stays as it was.
+    choices: list = []  # _InitIf, in order
+    chosen: dict = {}  # member -> (index in choices, {branch: synthetic member})
+    read_by_choices: set = set()  # names (and self's values) the conditions read
+    read_by_ops: set = set()  # self's values that operators' arguments read
+
+    def _choose_operators(stmt: cst.If, gi: int) -> list:
+        choice = _init_if(stmt, names, {**settings_locals, **{k: k for k in values}})
+        first = code(stmt.with_changes(leading_lines=[])).strip().splitlines()[0]
+        has_else = choice.tests[-1] is None
+        members = set().union(*choice.calls)
+        kept = set().union(*choice.values)
+        for attr in sorted(kept):
+            if not has_else or not all(attr in v for v in choice.values):
+                raise _NotSimple(f"`{first}` sets self.{attr} in some of its branches only")
+            if attr in _SETTING_ATTRS or attr in param_names or attr in ops_members or attr in chosen or attr in values:
+                raise _NotSimple(f"`{first}` sets self.{attr}, which is set elsewhere too or names a parameter")
+        for attr in sorted(members):
+            if attr in ops_members or attr in chosen or attr in values or attr in kept:
+                raise _NotSimple(f"self.{attr} is set both under `{first}` and outside it")
+        for test in choice.tests:
+            if test is not None:
+                read_by_choices.update(read_names(test))
+        if read_by_choices & set().union(*(_assigned(*body) for _, body in _if_chain(stmt))):
+            raise _NotSimple(f"`{first}` sets a name its condition reads")
+        choices.append(choice)
+        for attr in sorted(members):
+            made = [c.get(attr) for c in choice.calls]
+            if has_else and all(made) and len({code(call) for call, _ in made}) == 1:
+                # the same operator whichever branch runs: no `if` where define_graph calls it
+                ops_members[attr] = made[0][0].visit(_WithoutComments())
+                for _, line in made:
+                    read_by_ops.update(a.attr.value for a in m.findall(line.body[0].value, m.Attribute(value=m.Name(self_name))))
+                    op_comments.setdefault(attr, []).extend(_comment_lines(line))
+                continue
+            branch = {}
+            for k, made in enumerate(choice.calls):
+                if attr in made:
+                    call, line = made[attr]
+                    syn = fresh_name(f"{attr}__branch{k}", used_names)
+                    branch[k] = syn
+                    ops_members[syn] = call.visit(_WithoutComments())
+                    read_by_ops.update(a.attr.value for a in m.findall(line.body[0].value, m.Attribute(value=m.Name(self_name))))
+                    op_comments.setdefault(syn, []).extend(_comment_lines(line))
+            chosen[attr] = (gi, branch)
+        for attr in kept:
+            values[attr] = cst.Name(attr)
+            if any(attr in lit for lit in choice.literals):
+                read_by_choices.add(attr)  # define_graph's `if self.<attr> == ...` may be decided by it
+        # what the branches compute besides operators (dali_device = "cpu") stays in them
+        bodies = iter(choice.bodies)
+
+        def branch(block: cst.IndentedBlock) -> cst.IndentedBlock:
+            return block.with_changes(body=next(bodies) or [cst.SimpleStatementLine([cst.Pass()])])
+
+        def rebuild(node: cst.If, tests: list) -> cst.If:
+            body = branch(node.body)
+            orelse = node.orelse
+            if isinstance(orelse, cst.If):
+                orelse = rebuild(orelse, tests[1:])
+            elif isinstance(orelse, cst.Else):
+                orelse = orelse.with_changes(body=branch(orelse.body))
+            return node.with_changes(test=tests[0], body=body, orelse=orelse)
+
+        new = rebuild(stmt, [t for t in choice.tests if t is not None])
+        if all(m.matches(b, m.SimpleStatementLine([m.Pass()])) for b in _if_bodies(new)):
+            return []  # conditions read values only: nothing is lost by not evaluating them here
+        return [new]
+
     for stmt in init_body:
         if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1:
             small = stmt.body[0]
@@ -1292,12 +1646,23 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
                 and m.matches(small.targets[0].target, m.Attribute(value=m.Name(self_name)))
             ):
                 attr = small.targets[0].target.attr.value
+                if attr in chosen:
+                    raise _NotSimple(f"self.{attr} is set both under an `if` of __init__ and outside it")
+                if attr in read_by_choices:
+                    raise _NotSimple(f"self.{attr} is set again after an `if` of __init__ that reads it")
                 if isinstance(small.value, cst.Call) and names.ops_op(small.value.func):
-                    ops_members[attr] = small.value.visit(_WithoutComments())
+                    # e.g. ops.BoxEncoder(anchors=self.anchors): the values it reads are locals by now
+                    ops_members[attr] = small.value.visit(_WithoutComments()).visit(
+                        _SelfReads({**settings_locals, **{k: k for k in values}}, f"self.{attr} = ...")
+                    )
+                    read_by_ops |= {a.attr.value for a in m.findall(small.value, m.Attribute(value=m.Name(self_name)))}
                     op_comments.setdefault(attr, []).extend(_comment_lines(stmt))
                     continue
                 if attr in _SETTING_ATTRS:
                     raise _NotSimple(f"__init__ sets self.{attr}, a Pipeline attribute")
+                if attr in read_by_ops:
+                    # the operator's call is written where define_graph calls it: it would see the new value
+                    raise _NotSimple(f"self.{attr} is set again after an operator's arguments read it")
                 # e.g. self.iterator = iter(self.external_data): the members it reads are locals by now
                 value = small.value.visit(_SelfReads({**settings_locals, **{k: k for k in values}}, f"self.{attr} = ..."))
                 if attr in param_names and not m.matches(value, m.Name(attr)):
@@ -1306,10 +1671,21 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
                 if not m.matches(value, m.Name(attr)):
                     setup.append(stmt.with_changes(body=[cst.Assign([cst.AssignTarget(cst.Name(attr))], value)]))
                 continue
+        if isinstance(stmt, cst.If) and self_name in names_in(stmt) and settings is not None:
+            setup.extend(_choose_operators(stmt, len(choices)))
+            continue
         if self_name in names_in(stmt):
             # a marker is one line: the statement's first, without the comments above it
             first = code(stmt.with_changes(leading_lines=[])).strip().splitlines()[0]
-            raise _NotSimple(f"__init__ does more than create operators and store values: {first[:60]}")
+            try:
+                # print('DALI "{0}" variant'.format(self.dali_device)): the value is a local by now
+                if settings is None or _self_targets(stmt):
+                    raise _NotSimple(first)
+                stmt = stmt.visit(_SelfReads({**settings_locals, **{k: k for k in values}}, "__init__"))
+            except _NotSimple:
+                raise _NotSimple(f"__init__ does more than create operators and store values: {first[:60]}") from None
+        if _assigned(stmt) & read_by_choices:
+            raise _NotSimple(f"__init__ sets {sorted(_assigned(stmt) & read_by_choices)[0]} again after an `if` that reads it")
         setup.append(stmt)
     if settings is None:
         raise _NotSimple("__init__ does not call super().__init__(...)")
@@ -1325,6 +1701,9 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
         if iter_setup is not None:
             inlined = _inline_helpers(setup_stmts, helpers, outer | _assigned(*graph_body), read_names(*graph_body), used_names)
             iter_setup = iter_setup.with_changes(body=iter_setup.body.with_changes(body=inlined))
+
+    if chosen:
+        graph_body = _expand_choices(graph_body, setup_stmts, choices, chosen, values)
 
     # Nodes define_graph keeps as self.<attr> (for iter_setup to feed them) become locals.
     graph_attrs = _self_targets(*graph_body)

@@ -585,24 +585,250 @@ def test_comments_of_a_base_class_s_operator_follow_it_into_the_subclass():
     assert "# child flip\n                outputs = ndd.flip(" in child
 
 
-def test_init_choosing_operators_under_an_if_is_marked_on_one_line():
-    # the shape of most ImageNet training pipelines (DALI_CPU or not): the marker quotes the
-    # statement's first line, not the comment above it, and stays one comment line
+def test_init_doing_more_than_making_operators_is_marked_on_one_line():
+    # the marker quotes the statement's first line, not the comment above it, and stays one
+    # comment line
     out = classes('''
     class HybridTrainPipe(Pipeline):
         def __init__(self, batch_size, num_threads, device_id, root, dali_cpu=False):
             super().__init__(batch_size, num_threads, device_id, seed=12)
             self.input = ops.readers.File(file_root=root)
             # decoding on the GPU unless asked not to
-            if dali_cpu:
-                self.decode = ops.decoders.Image(device="cpu")
-            else:
-                self.decode = ops.decoders.Image(device="mixed")
+            for device in ["cpu"] if dali_cpu else ["mixed"]:
+                self.decode = ops.decoders.Image(device=device)
 
         def define_graph(self):
             jpegs, labels = self.input(name="Reader")
             return self.decode(jpegs), labels
     ''')
-    assert "# dali-migrate: [legacy-pipeline] not converted: __init__ does more than create operators and store values: if dali_cpu:\n" in out
+    assert "# dali-migrate: [legacy-pipeline] not converted: __init__ does more than create operators and store values: for device in [\"cpu\"] if dali_cpu else [\"mixed\"]:\n" in out
     assert "class HybridTrainPipe(Pipeline):" in out
     compile(out, "<out>", "exec")
+
+
+# -- operators chosen under an `if` of __init__ ----------------------------------------------------
+
+CHOSEN = '''
+class P(Pipeline):
+    def __init__(self, batch_size, num_threads, device_id, data_dir, dali_cpu=False):
+        super().__init__(batch_size, num_threads, device_id, seed=1)
+        self.input = ops.readers.File(file_root=data_dir)
+{init}
+
+    def define_graph(self):
+        jpegs, labels = self.input()
+{graph}
+        return images, labels
+'''
+
+
+def chosen(init: str, graph: str = "        images = self.decode(jpegs)") -> str:
+    return classes(CHOSEN.format(init=textwrap.indent(textwrap.dedent(init).strip("\n"), " " * 8), graph=graph))
+
+
+def test_members_made_in_every_branch_become_an_if_where_they_are_called():
+    out = chosen('''
+        if dali_cpu:
+            device = "cpu"
+            self.decode = ops.decoders.Image(device=device)
+        else:
+            device = "gpu"
+            self.decode = ops.decoders.Image(device="mixed")
+    ''')
+    assert "class P" not in out and "dali-migrate:" not in out
+    # the branch's plain values stay in their `if`; each call site picks the branch's operator
+    assert 'if dali_cpu:\n        device = "cpu"\n    else:\n        device = "gpu"' in out
+    assert "if dali_cpu:\n                    images = ndd.decoders.image(jpegs, device=\"gpu\" if device == \"mixed\" else device)\n" in out
+    assert 'else:\n                    images = ndd.decoders.image(jpegs, device="gpu")' in out
+
+
+def test_a_member_made_in_one_branch_is_called_under_define_graph_s_own_if():
+    out = chosen('''
+        self.dali_cpu = dali_cpu
+        self.decode = ops.decoders.Image(device="cpu")
+        if not dali_cpu:
+            self.flip = ops.Flip(horizontal=1)
+    ''', graph="        images = self.decode(jpegs)\n        if not self.dali_cpu:\n            images = self.flip(images)")
+    assert "class P" not in out and "dali-migrate:" not in out
+    assert "if not dali_cpu:\n                    images = ndd.flip(images, horizontal=1)" in out
+
+
+def test_define_graph_s_if_on_a_value_each_branch_stores_as_a_literal_is_decided():
+    out = chosen('''
+        if dali_cpu:
+            self.device = "cpu"
+            self.post = ops.Flip(device=self.device, horizontal=1)
+        else:
+            self.device = "gpu"
+            self.post = ops.CropMirrorNormalize(device="gpu", mirror=1)
+    ''', graph='''        images = self.decode(jpegs)
+        if self.device == "gpu":
+            images = self.post(images.gpu())
+        else:
+            images = self.post(images)'''.replace("self.decode(jpegs)", "jpegs"))
+    assert "class P" not in out and "dali-migrate:" not in out
+    assert 'if device == "gpu":\n                    images = ndd.crop_mirror_normalize(images.gpu(), device="gpu", mirror=1)' in out
+    assert "else:\n                    images = ndd.flip(images, device=device, horizontal=1)" in out
+
+
+def test_a_member_made_in_one_branch_and_called_always_is_refused():
+    out = chosen('''
+        if dali_cpu:
+            self.decode = ops.decoders.Image(device="cpu")
+    ''')
+    assert "class P(Pipeline)" in out
+    assert "define_graph calls self.decode, which __init__ does not create when none of its conditions holds" in out
+
+
+def test_a_member_missing_from_the_else_branch_is_refused():
+    out = chosen('''
+        if dali_cpu:
+            self.decode = ops.decoders.Image(device="cpu")
+        else:
+            self.other = ops.decoders.Image(device="mixed")
+    ''')
+    assert "class P(Pipeline)" in out
+    assert "define_graph calls self.decode, which __init__ does not create" in out
+
+
+def test_a_condition_that_calls_something_is_refused():
+    out = chosen('''
+        if torch.cuda.is_available():
+            self.decode = ops.decoders.Image(device="mixed")
+        else:
+            self.decode = ops.decoders.Image(device="cpu")
+    ''')
+    assert "class P(Pipeline)" in out
+    assert "`if torch.cuda.is_available():` chooses operators, but its condition `torch.cuda.is_available()` does more than read values" in out
+
+
+def test_a_condition_whose_name_is_set_again_later_is_refused():
+    out = chosen('''
+        if dali_cpu:
+            self.decode = ops.decoders.Image(device="cpu")
+        else:
+            self.decode = ops.decoders.Image(device="mixed")
+        dali_cpu = not dali_cpu
+    ''')
+    assert "class P(Pipeline)" in out
+    assert "__init__ sets dali_cpu again after an `if` that reads it" in out
+
+
+def test_a_condition_whose_name_define_graph_sets_is_refused():
+    out = chosen('''
+        if dali_cpu:
+            self.decode = ops.decoders.Image(device="cpu")
+        else:
+            self.decode = ops.decoders.Image(device="mixed")
+    ''', graph="        dali_cpu = True\n        images = self.decode(jpegs)")
+    assert "class P(Pipeline)" in out
+    assert "dali_cpu is set again after __init__'s `if` that reads it chose operators" in out
+
+
+def test_a_member_set_under_the_if_and_outside_it_is_refused():
+    out = chosen('''
+        self.decode = ops.decoders.Image(device="cpu")
+        if not dali_cpu:
+            self.decode = ops.decoders.Image(device="mixed")
+    ''')
+    assert "class P(Pipeline)" in out
+    assert "self.decode is set both under `if not dali_cpu:` and outside it" in out
+
+
+def test_members_set_in_a_nested_if_are_refused():
+    out = chosen('''
+        if dali_cpu:
+            self.decode = ops.decoders.Image(device="cpu")
+        else:
+            if data_dir:
+                self.decode = ops.decoders.Image(device="mixed")
+    ''')
+    assert "class P(Pipeline)" in out
+    assert "`if dali_cpu:` sets members of self in a nested statement (if data_dir:)" in out
+
+
+def test_a_value_stored_in_one_branch_only_is_refused():
+    out = chosen('''
+        self.decode = ops.decoders.Image(device="cpu")
+        if dali_cpu:
+            self.device = "cpu"
+    ''')
+    assert "class P(Pipeline)" in out
+    assert "`if dali_cpu:` sets self.device in some of its branches only" in out
+
+
+def test_one_statement_calling_operators_of_two_ifs_is_refused():
+    out = chosen('''
+        if dali_cpu:
+            self.decode = ops.decoders.Image(device="cpu")
+        else:
+            self.decode = ops.decoders.Image(device="mixed")
+        if data_dir:
+            self.flip = ops.Flip(horizontal=1)
+        else:
+            self.flip = ops.Flip(vertical=1)
+    ''', graph="        images = self.flip(self.decode(jpegs))")
+    assert "class P(Pipeline)" in out
+    assert "a statement of define_graph calls operators that several `if`s of __init__ chose" in out
+
+
+# -- operators whose arguments read values of self --------------------------------------------------
+
+def test_operator_arguments_reading_a_value_of_self_read_its_local():
+    out = classes('''
+        class P(Pipeline):
+            def __init__(self, batch_size, num_threads, device_id, boxes):
+                super().__init__(batch_size, num_threads, device_id)
+                self.anchors = [a * 2 for a in boxes]
+                self.input = ops.readers.COCO(file_root="images", annotations_file="ann.json", ltrb=True)
+                self.encode = ops.BoxEncoder(criteria=0.5, anchors=self.anchors)
+
+            def define_graph(self):
+                images, bboxes, labels = self.input()
+                return self.encode(bboxes, labels)
+    ''')
+    assert "class P" not in out and "dali-migrate:" not in out
+    assert "anchors = [a * 2 for a in boxes]" in out
+    assert "ndd.box_encoder(bboxes, labels, criteria=0.5, anchors=anchors)" in out
+
+
+def test_a_value_of_self_set_again_after_an_operator_read_it_is_refused():
+    out = classes('''
+        class P(Pipeline):
+            def __init__(self, batch_size, num_threads, device_id, boxes):
+                super().__init__(batch_size, num_threads, device_id)
+                self.anchors = boxes
+                self.encode = ops.BoxEncoder(criteria=0.5, anchors=self.anchors)
+                self.input = ops.readers.COCO(file_root="images", annotations_file="ann.json", ltrb=True)
+                self.anchors = None
+
+            def define_graph(self):
+                images, bboxes, labels = self.input()
+                return self.encode(bboxes, labels)
+    ''')
+    assert "class P(Pipeline)" in out
+    assert "self.anchors is set again after an operator's arguments read it" in out
+
+
+def test_a_conditional_expression_on_the_same_condition_picks_the_branch_s_operator():
+    out = chosen('''
+        self.dali_cpu = dali_cpu
+        self.decode = ops.decoders.Image(device="cpu")
+        if dali_cpu:
+            self.coin = ops.random.CoinFlip(probability=0.5)
+    ''', graph="        mirror = self.coin() if self.dali_cpu else None\n        images = self.decode(jpegs)")
+    assert "class P" not in out and "dali-migrate:" not in out
+    assert "mirror = ndd.random.coin_flip(probability=0.5, batch_size=batch_size, rng=rng) if dali_cpu else None" in out
+
+
+def test_the_same_operator_in_every_branch_needs_no_if():
+    out = chosen('''
+        if dali_cpu:
+            device = "cpu"
+            self.decode = ops.decoders.Image(device=device)
+        else:
+            device = "mixed"
+            self.decode = ops.decoders.Image(device=device)
+    ''')
+    assert "class P" not in out and "dali-migrate:" not in out
+    assert out.count("ndd.decoders.image(") == 1 and "                if dali_cpu:" not in out
