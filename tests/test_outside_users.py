@@ -11,12 +11,13 @@ from __future__ import annotations
 import json
 import re
 import textwrap
+import warnings
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
-from dali_migrate import outside_users, runner, walk
+from dali_migrate import engine, outside_users, runner, walk
 from dali_migrate.cli import main
 from dali_migrate.model import Status
 
@@ -290,6 +291,270 @@ def test_an_import_other_files_take_from_here_is_kept(tmp_path):
     out = (root / "common.py").read_text()
     assert r.pipelines_converted == 1
     assert out.startswith("from nvidia.dali import fn\n") and not _markers(out)
+
+
+# -- imported functions that only use a pipeline ------------------------------------------------
+#
+# NVIDIA's image classification example: dataloaders.py builds the pipeline, wraps it in an
+# iterator and returns that; main.py imports the function and iterates what it gets. Converting
+# dataloaders.py changes the function's body, not how it is called nor what its caller can do
+# with what it returns: it converts, and the pipeline with it.
+
+DATALOADERS = '''\
+import nvidia.dali.ops as ops
+import nvidia.dali.types as types
+from nvidia.dali.pipeline import Pipeline
+from nvidia.dali.plugin.pytorch import DALIClassificationIterator, LastBatchPolicy
+
+
+class HybridTrainPipe(Pipeline):
+    def __init__(self, batch_size, num_threads, device_id, data_dir, crop):
+        super(HybridTrainPipe, self).__init__(batch_size, num_threads, device_id, seed=12)
+        self.input = ops.readers.File(file_root=data_dir, random_shuffle=False)
+        self.decode = ops.decoders.Image(device="mixed", output_type=types.RGB)
+        self.res = ops.Resize(device="gpu", resize_x=crop, resize_y=crop)
+
+    def define_graph(self):
+        jpegs, labels = self.input(name="Reader")
+        images = self.res(self.decode(jpegs))
+        return [images, labels.gpu()]
+
+
+def get_train_loader(data_dir, batch_size, workers, crop=8):
+    pipe = HybridTrainPipe(batch_size=batch_size, num_threads=workers, device_id=0, data_dir=data_dir, crop=crop)
+    pipe.build()
+    return DALIClassificationIterator(pipe, reader_name="Reader", last_batch_policy=LastBatchPolicy.PARTIAL)
+
+
+def get_train_loader_and_steps(data_dir, batch_size, workers, crop=8):
+    pipe = HybridTrainPipe(batch_size=batch_size, num_threads=workers, device_id=0, data_dir=data_dir, crop=crop)
+    pipe.build()
+    train_loader = DALIClassificationIterator(pipe, reader_name="Reader", last_batch_policy=LastBatchPolicy.DROP)
+    return train_loader, int(pipe.epoch_size("Reader") / batch_size)
+'''
+
+MAIN = '''\
+from dataloaders import get_train_loader, get_train_loader_and_steps
+
+
+def epochs(data_dir, workers):
+    seen = []
+    loader = get_train_loader(data_dir, 4, workers)
+    for _ in range(2):
+        for data in loader:
+            seen.append((data[0]["data"], data[0]["label"]))
+        seen.append(("len", len(loader), loader.size))
+        loader.reset()
+    loader, steps = get_train_loader_and_steps(data_dir, 8, workers)
+    seen.append(("steps", steps, len(loader)))
+    for data in loader:
+        seen.append((data[0]["data"], data[0]["label"]))
+    return seen
+'''
+
+
+def _load_project(directory: Path, monkeypatch):
+    """main.py of ``directory``, imported with its dataloaders.py as ``dataloaders``."""
+    import importlib.util
+    import sys
+
+    modules = {}
+    for name in ("dataloaders", "main"):
+        spec = importlib.util.spec_from_file_location(f"_outside_users_{name}_{directory.name}", directory / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        monkeypatch.setitem(sys.modules, name, module)
+        spec.loader.exec_module(module)
+        modules[name] = module
+    return modules["main"]
+
+
+def test_an_imported_function_returning_an_iterator_converts_and_its_importer_still_works(tmp_path, monkeypatch,
+                                                                                          fixture_data):
+    root = _project(tmp_path / "repo", {"dataloaders.py": DATALOADERS, "main.py": MAIN})
+    r = _cli(root)
+    assert r.exit_code == 1 and "dataloaders.py" not in r.stderr, r.output  # (1: a file changed)
+    out = (root / "dataloaders.py").read_text()
+    assert not _markers(out)
+    assert "class HybridTrainPipe" not in out and "def HybridTrainPipe(" in out
+    assert "return DaliTorchIterator(pipe, " in out
+    assert 'return train_loader, int(ndd.readers.File(' in out  # the epoch size, from the reader
+    assert (root / "main.py").read_text() == MAIN
+    # the same file as converted where nothing imports it
+    assert out == engine.convert_source(DATALOADERS).output
+
+    # main.py gets the same batches, lengths and step count from both (on the CPU)
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("nvidia.dali.plugin.pytorch")
+    ndd = pytest.importorskip("nvidia.dali.experimental.dynamic")
+    from dali_migrate.device_cpu import to_cpu
+
+    runs = []
+    for name, text in (("original", DATALOADERS), ("converted", out)):
+        directory = tmp_path / name
+        directory.mkdir()
+        (directory / "dataloaders.py").write_text(to_cpu(text))
+        (directory / "main.py").write_text(MAIN)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # pipeline mode's deprecation warnings
+            # (the thread count in force: dynamic mode can hang where a process lowers it)
+            runs.append(_load_project(directory, monkeypatch).epochs(str(fixture_data / "images"), ndd.get_num_threads()))
+    want, got = runs
+    assert sum(isinstance(x[0], torch.Tensor) for x in want) >= 10
+    assert len(want) == len(got)
+    for x, y in zip(want, got):
+        if isinstance(x[0], torch.Tensor):
+            assert all(a.dtype == b.dtype and a.shape == b.shape and torch.equal(a, b) for a, b in zip(x, y))
+        else:
+            assert x == y
+    assert ("steps", 2, 2) in want  # 21 images, batches of 8
+
+
+@pytest.mark.parametrize("main", [
+    # builds and runs a pipeline of the file
+    ("def main(root):\n    pipe = train_pipe(root)\n    pipe.build()\n    for _ in range(2):\n"
+     "        images, labels = pipe.run()\n        print(images.as_cpu().at(0).shape)\n"),
+    # a `with pipe:` graph of its own
+    ("def main(root):\n    pipe = Pipeline(batch_size=2, num_threads=1, device_id=None)\n    with pipe:\n"
+     "        jpegs, labels = fn.readers.file(file_root=root)\n        pipe.set_outputs(fn.decoders.image(jpegs), labels)\n"
+     "    pipe.build()\n    print(pipe.run())\n"),
+    # calls a function of the file that runs one: main() itself does not change
+    "def run(root):\n    pipe = train_pipe(root)\n    pipe.build()\n    print(pipe.run())\n\n\ndef main(root):\n    run(root)\n",
+], ids=["runs-a-pipeline", "with-graph", "calls-a-runner"])
+def test_an_imported_main_that_returns_nothing_converts(tmp_path, main):
+    pipes = PIPES.replace("import pipeline_def, fn", "import Pipeline, pipeline_def, fn") + "\n\n" + main
+    root = _project(tmp_path, {"pkg/__init__.py": "", "pkg/pipes.py": pipes,
+                               "train.py": "import sys\n\nfrom pkg.pipes import main\n\nmain(sys.argv[1])\n"})
+    r = _convert(root / "pkg" / "pipes.py")
+    out = (root / "pkg" / "pipes.py").read_text()
+    assert (r.status, r.pipelines_left) == (Status.CONVERTED, 0) and r.pipelines_converted >= 1
+    assert not _markers(out) and "def main(root):" in out
+    assert out == engine.convert_source(pipes).output
+
+
+_LOADER = "    return DALIGenericIterator(train_pipe(root), [\"images\", \"labels\"], reader_name=\"Reader\")\n"
+
+
+@pytest.mark.parametrize("get", [
+    # the image classification example's closure: `get_dali_train_loader(dali_cpu)(data_path, ...)`
+    ("def get(dali_cpu=False):\n    def make(root, batch_size):\n        pipe = train_pipe(root)\n        pipe.build()\n"
+     "        loader = DALIGenericIterator(pipe, [\"images\", \"labels\"], reader_name=\"Reader\")\n"
+     "        return loader, int(pipe.epoch_size(\"Reader\") / batch_size)\n\n    return make\n"),
+    # the loader in a class of the file (DeepGlint ALIP's DALIWarper)
+    ("class Wrapper:\n    def __init__(self, it):\n        self.it = it\n\n    def __iter__(self):\n"
+     "        for data in self.it:\n            yield data[0][\"images\"]\n\n\ndef get(root):\n"
+     "    return Wrapper(DALIGenericIterator(train_pipe(root), [\"images\", \"labels\"], reader_name=\"Reader\"))\n"),
+    # what another such function of the file returns
+    "def make(root):\n" + _LOADER + "\n\ndef get(root, dali=True):\n    if dali:\n        return make(root)\n    return None\n",
+    # the epoch sizes of every reader: a dict of ints either way
+    "def get(root):\n    pipe = train_pipe(root)\n    pipe.build()\n    return {\"sizes\": pipe.epoch_size()}\n",
+], ids=["a-closure", "a-wrapper-class", "another-such-function", "epoch-sizes"])
+def test_an_imported_function_returning_what_its_caller_still_can_use_converts(tmp_path, get):
+    pipes = PIPES.replace("    jpegs, labels = fn.readers.file(file_root=root)",
+                          "    jpegs, labels = fn.readers.file(file_root=root, name=\"Reader\")")
+    pipes = pipes.replace("from nvidia.dali import pipeline_def, fn\n",
+                          "from nvidia.dali import pipeline_def, fn\nfrom nvidia.dali.plugin.pytorch import DALIGenericIterator\n")
+    pipes += "\n\n" + get
+    root = _project(tmp_path, {"pipes.py": pipes, "train.py": "from pipes import get\n"})
+    r = _convert(root / "pipes.py")
+    out = (root / "pipes.py").read_text()
+    assert (r.pipelines_converted, r.pipelines_left) == (1, 0) and not _markers(out)
+    assert out == engine.convert_source(pipes).output
+
+
+def test_an_imported_function_keeps_the_helpers_of_its_pipeline_no_longer(tmp_path):
+    # kept for an importer, the helper would stay, in pipeline mode and unused
+    pipes = textwrap.dedent('''\
+        from nvidia.dali import pipeline_def, fn
+        from nvidia.dali.plugin.pytorch import DALIGenericIterator
+
+
+        def augment(images):
+            return fn.flip(images, horizontal=1)
+
+
+        @pipeline_def(batch_size=2, num_threads=1, device_id=None)
+        def train_pipe(root):
+            jpegs, labels = fn.readers.file(file_root=root, name="Reader")
+            return augment(fn.decoders.image(jpegs)), labels
+
+
+        def get_loader(root):
+            return DALIGenericIterator(train_pipe(root), ["images", "labels"], reader_name="Reader")
+    ''')
+    root = _project(tmp_path, {"pipes.py": pipes, "train.py": "from pipes import get_loader\n"})
+    _convert(root / "pipes.py")
+    out = (root / "pipes.py").read_text()
+    assert "def augment" not in out and "ndd.flip(" in out and not _markers(out)
+
+
+_RUNS = "    pipe = train_pipe(root)\n    pipe.build()\n"
+
+
+@pytest.mark.parametrize("get", [
+    "def get(root):\n" + _RUNS + "    return pipe\n",
+    "def get(root):\n    return train_pipe(root)\n",
+    "def get(root):\n" + _RUNS + "    return pipe.run()\n",
+    "def get(root):\n" + _RUNS + "    images, labels = pipe.run()\n    return images, 2\n",
+    "def get(root):\n" + _RUNS + "    outputs = pipe.run()\n    return len(outputs[0])\n",
+    "def get(root):\n" + _RUNS + "    found = {}\n    found['images'] = pipe.run()[0]\n    return found\n",
+    "def get(root, store):\n" + _RUNS + "    store.outputs = pipe.run()\n",
+    "def get(root, store):\n" + _RUNS + "    store.append(pipe.run())\n",
+    "LAST = None\n\n\ndef get(root):\n    global LAST\n" + _RUNS + "    LAST = pipe.run()\n",
+    "def get(root):\n" + _RUNS + "    while True:\n        yield pipe.run()\n",
+    "def make(root):\n" + _RUNS + "    return pipe\n\n\ndef get(root):\n    return make(root)\n",
+], ids=["the-pipeline", "a-call-of-it", "its-outputs", "one-output", "a-value-made-from-them", "a-dict-holding-one",
+        "stored-on-a-parameter", "appended-to-a-parameter", "a-global", "yielded", "what-a-factory-returns"])
+def test_an_imported_function_giving_its_caller_a_pipeline_or_its_outputs_keeps_it(tmp_path, get):
+    pipes = PIPES + "\n\n" + get
+    assert engine.convert_source(pipes).pipelines_converted == 1  # converted where nothing imports it
+    root = _project(tmp_path, {"pkg/__init__.py": "", "pkg/pipes.py": pipes, "train.py": "from pkg.pipes import get\n"})
+    r = _convert(root / "pkg" / "pipes.py")
+    out = (root / "pkg" / "pipes.py").read_text()
+    assert _without_markers(out) == pipes and r.pipelines_left == 1
+    pipe_marker, kept_marker = _markers(out)
+    assert pipe_marker.startswith("# dali-migrate: [pipeline-def] pipeline not converted: `get`, which converting it "
+                                  "would change, is imported by train.py:1")
+    assert kept_marker.startswith("# dali-migrate: [imported-elsewhere] kept as it is: imported by train.py:1")
+
+
+def test_an_imported_function_whose_parameter_gets_pipeline_functions_keeps_them(tmp_path):
+    # converted, benchmark() would call what it gets to make a generator: its importer passes a
+    # pipeline-mode pipeline function
+    pipes = PIPES + textwrap.dedent('''
+
+        def benchmark(pipeline_fn, iterations):
+            pipe = pipeline_fn("x")
+            pipe.build()
+            for _ in range(iterations):
+                pipe.run()
+
+
+        def main():
+            benchmark(train_pipe, 3)
+    ''')
+    assert engine.convert_source(pipes).pipelines_converted == 1
+    root = _project(tmp_path, {"pkg/__init__.py": "", "pkg/pipes.py": pipes,
+                               "bench.py": "from pkg.pipes import benchmark\n"})
+    r = _convert(root / "pkg" / "pipes.py")
+    out = (root / "pkg" / "pipes.py").read_text()
+    assert _without_markers(out) == pipes and r.pipelines_left == 1
+    assert "pipeline not converted: `benchmark`, which converting it would change" in _markers(out)[0]
+
+
+def test_a_changed_signature_keeps_an_imported_function():
+    # No conversion changes the header of a function that is not a pipeline today: the check
+    # guards against one that would (the importer calls it as written).
+    import libcst as cst
+
+    from dali_migrate import imported_elsewhere, parents
+
+    before = cst.parse_module("def get(root, n=1):\n    return root\n").body[0]
+    for after_text, same in [("def get(root, n=1):\n    return 0\n", True), ("def get(root, n=2):\n    return root\n", False),
+                             ("@cache\ndef get(root, n=1):\n    return root\n", False),
+                             ("async def get(root, n=1):\n    return root\n", False)]:
+        module = cst.parse_module(after_text)
+        changes = imported_elsewhere._Changes(parents.build(module), {}, {})
+        assert imported_elsewhere._same_signature(before, module.body[0], changes) is same, after_text
 
 
 # -- the CLI --------------------------------------------------------------------------------------
