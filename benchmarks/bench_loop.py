@@ -9,8 +9,11 @@ against the original pipeline (`pipe.run()`, prefetching, async executor).
 
     python -m benchmarks.bench_loop [--device cpu|gpu] [--batch 32] [--images 512] ...
     python -m benchmarks.bench_loop --rss ours|pipeline --iters 2000   (memory, one variant)
-    python -m benchmarks.bench_loop --kinds pipeline,ours,ours_inline   (ours_inline: every call on
-        the caller's thread, runtime/_alloc_thread.py off: what that thread costs and saves)
+    python -m benchmarks.bench_loop --kinds pipeline,ours,ours_thread,ours_inline
+        ours: as the runtime comes (large host buffers from DALI's pool, runtime/_host_pool.py);
+        ours_thread: without the pool (DALI's default threshold), large outputs allocated on the
+        runtime's allocation thread (runtime/_alloc_thread.py), the sixth session's way;
+        ours_inline: without either, every buffer malloc'd on the caller's thread
 """
 
 import argparse
@@ -80,11 +83,11 @@ def make_variant(kind, device, data_root, batch, threads, crop=224):
 
         return step
     src = converted_source(device)
-    if kind == "ours_inline":
-        # every call on the caller's thread (runtime/_alloc_thread.py off), for its cost
+    if kind in _WITHOUT_POOL:
+        # (the pool was kept out by _without_pool() before DALI allocated anything)
         from dali_migrate.runtime import _alloc_thread
 
-        _alloc_thread._ENABLED = False
+        _alloc_thread._ENABLED = _WITHOUT_POOL[kind]
         kind = "ours"
     if kind in ("ours", "ours_eager"):
         import dali_migrate.runtime as rt
@@ -289,6 +292,17 @@ def default_data(n, lo, hi):
     return _common.make_jpegs(d, n, lo, hi)
 
 
+# variants that keep DALI's host pool out: whether the allocation thread is on
+_WITHOUT_POOL = {"ours_thread": True, "ours_inline": False}
+
+
+def _without_pool(kind):
+    """DALI reads its pool threshold at its first host allocation: set before anything runs. Its
+    own default (32 MiB, above any buffer here) keeps every buffer of the loop on malloc."""
+    if kind in _WITHOUT_POOL:
+        os.environ["DALI_MALLOC_POOL_THRESHOLD"] = str(32 << 20)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--device", default="cpu", choices=["cpu", "gpu"])
@@ -309,6 +323,7 @@ def main(argv=None):
     threads = args.threads or len(os.sched_getaffinity(0))
     lo, hi = (int(x) for x in args.size.split(","))
     data = Path(args.data) if args.data else default_data(args.images, lo, hi)
+    _without_pool(args.rss or args.serve)
     if args.rss:
         r = rss_run(args.rss, args.device, data, args.batch, threads, args.iters)
         print(json.dumps(r))

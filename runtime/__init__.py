@@ -36,3 +36,5 @@ from . import checkpoint  # noqa: E402,F401
 from . import capture  # noqa: E402,F401
 from ._imread import imread  # noqa: E402,F401
 from ._external_source import ExternalSource  # noqa: E402,F401
+
+_host_pool.settle()  # DALI reads the pool threshold now; the environment is restored

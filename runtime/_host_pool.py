@@ -11,10 +11,13 @@ malloc, a coalescing free tree), which keeps freed blocks for the next batch: th
 mode gets from its executor, with no page faults and no fragmentation of the main arena.
 
 DALI reads the variable once, when it first allocates host memory, so it is set when the runtime
-is imported, unless the user set it (then theirs is kept). A pipeline that ran before the runtime
-was imported has already made DALI's host resource without it: whether the pool serves large
-buffers is probed once (:func:`pooled`), and runtime/_alloc_thread.py's fallback (large outputs
-allocated on a thread of their own) is used where it does not.
+is imported, unless the user set it (then theirs is kept), and the probe at the end of the import
+(:func:`settle`: a 4 MiB copy that malloc hands out and takes back, and the pool keeps) makes DALI
+read it then. The variable is then taken out of the environment again: child processes (a
+pipeline-mode run the user starts, a benchmark's reference) get DALI's defaults, not ours. A
+pipeline that ran before the runtime was imported has already made DALI's host resource without
+it: the probe finds the pool does not serve large buffers, and runtime/_alloc_thread.py's
+fallback (large outputs allocated on a thread of their own) is used instead.
 """
 
 import ctypes
@@ -26,12 +29,24 @@ THRESHOLD = "1M"
 _PROBE_BYTES = 4 << 20
 
 _pooled = None  # the probe's answer, once asked
+_set_here = False  # whether configure() put the variable in the environment
 
 
 def configure():
     """Ask DALI for its host pool above 1 MiB, unless the user chose a threshold."""
+    global _set_here
     if VARIABLE not in os.environ:
         os.environ[VARIABLE] = THRESHOLD
+        _set_here = True
+
+
+def settle():
+    """Have DALI read the variable now (the probe allocates), then leave the environment as it was."""
+    global _set_here
+    pooled()
+    if _set_here:
+        os.environ.pop(VARIABLE, None)
+        _set_here = False
 
 
 class _MallInfo2(ctypes.Structure):
