@@ -582,10 +582,13 @@ def _if_chain(stmt: cst.If) -> list:
             return out
 
 
-def _build_time_test(test) -> Optional[str]:
+def _build_time_test(test, names=None) -> Optional[str]:
     """Why ``test`` might not give the same answer when evaluated again (None: it does, as long as
-    the names it reads are not reassigned): only names, their attributes and subscripts, literals,
-    comparisons and boolean operators."""
+    the names it reads are not reassigned): only names, attributes of DALI's modules
+    (``types.INTERP_CUBIC``), literals, comparisons and boolean operators. An attribute or item
+    of anything else (``args.dali_cpu``, ``cfg["cpu"]``) is refused: the converted code reads the
+    condition again at every iteration, and the object may have changed since the pipeline was
+    built."""
     allowed = (
         cst.Name, cst.Attribute, cst.Subscript, cst.SubscriptElement, cst.Index, cst.Comparison,
         cst.ComparisonTarget, cst.BooleanOperation, cst.UnaryOperation, cst.Integer, cst.Float,
@@ -604,6 +607,12 @@ def _build_time_test(test) -> Optional[str]:
     test.visit(_V())
     if bad:
         return f"its condition `{code(test)}` does more than read values (it could give another answer when evaluated again)"
+    for node in cst_walk.walk(test):
+        if isinstance(node, cst.Subscript) or (
+            isinstance(node, cst.Attribute) and (names is None or names.qualify(node) is None)
+        ):
+            return (f"its condition `{code(test)}` reads `{code(node)}`, which may have changed since the "
+                    "pipeline was built (the converted code evaluates the condition at every iteration)")
     return None
 
 
@@ -615,7 +624,7 @@ def _init_if(stmt: cst.If, names, self_table: dict) -> _InitIf:
     for test, body in chain:
         if test is not None:
             test = test.visit(_SelfReads(self_table, f"`{first}`"))
-            why = _build_time_test(test)
+            why = _build_time_test(test, names)
             if why:
                 raise _NotSimple(f"`{first}` chooses operators, but {why}")
         choice.tests.append(test)
@@ -1579,8 +1588,18 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
         for attr in sorted(members):
             if attr in ops_members or attr in chosen or attr in values or attr in kept:
                 raise _NotSimple(f"self.{attr} is set both under `{first}` and outside it")
+        # what the condition reads must be __init__'s own (parameters, its locals, self's values):
+        # a module variable may have been set again by the time the converted loop reads it
+        own = param_names | set(settings_locals.values()) | set(values) | _assigned(*init_body)
         for test in choice.tests:
             if test is not None:
+                outside = sorted(read_names(test) - own - set(names.aliases) - {"True", "False", "None"})
+                if outside:
+                    raise _NotSimple(
+                        f"`{first}` chooses operators, but its condition reads `{outside[0]}`, which __init__ does "
+                        "not bind: it may have changed since the pipeline was built (the converted code "
+                        "evaluates the condition at every iteration)"
+                    )
                 read_by_choices.update(read_names(test))
         if read_by_choices & set().union(*(_assigned(*body) for _, body in _if_chain(stmt))):
             raise _NotSimple(f"`{first}` sets a name its condition reads")

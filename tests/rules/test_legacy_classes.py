@@ -691,6 +691,41 @@ def test_a_member_missing_from_the_else_branch_is_refused():
     assert "define_graph calls self.decode, which __init__ does not create" in out
 
 
+def test_a_condition_reading_an_attribute_of_an_argument_is_refused():
+    # the converted loop evaluates the condition at every iteration; `cfg` may have changed since
+    out = chosen('''
+        if cfg.dali_cpu:
+            self.decode = ops.decoders.Image(device="cpu")
+        else:
+            self.decode = ops.decoders.Image(device="mixed")
+    ''')
+    assert "class P(Pipeline)" in out
+    assert "reads `cfg.dali_cpu`, which may have changed since the pipeline was built" in out
+
+
+def test_a_condition_reading_a_module_variable_is_refused():
+    out = chosen('''
+        if USE_CPU:
+            self.decode = ops.decoders.Image(device="cpu")
+        else:
+            self.decode = ops.decoders.Image(device="mixed")
+    ''')
+    assert "class P(Pipeline)" in out
+    assert "its condition reads `USE_CPU`, which __init__ does not bind" in out
+
+
+def test_a_condition_comparing_with_a_dali_constant_converts():
+    out = chosen('''
+        interp = types.INTERP_CUBIC if dali_cpu else types.INTERP_LINEAR
+        if interp == types.INTERP_CUBIC:
+            self.decode = ops.decoders.Image(device="cpu")
+        else:
+            self.decode = ops.decoders.Image(device="mixed")
+    ''')
+    assert "class P(Pipeline)" not in out
+    assert "if interp == types.INTERP_CUBIC:" in out
+
+
 def test_a_condition_that_calls_something_is_refused():
     out = chosen('''
         if torch.cuda.is_available():
