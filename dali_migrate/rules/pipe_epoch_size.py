@@ -160,7 +160,20 @@ def reader_expression(site) -> cst.BaseExpression:
     used = names_in(cst.Module(body=[cst.SimpleStatementLine([cst.Expr(cst.Tuple([cst.Element(a.value) for a in site.reader_call.args]))])]))
     local = used & info.setup_names - param_names
     if local:
-        raise CannotConvert(f"the reader's arguments use {', '.join(sorted(local))}, computed inside the pipeline")
+        # The code that makes the pipeline may compute them the same way (a rank and world size);
+        # then its own names are the reader's arguments and stay as they are below. (Not through
+        # factories, whose names are not the caller's, nor for names the call's settings replace.)
+        from dali_migrate.shared_setup import NotShared, check
+
+        reason = ""
+        shared = found is None and not local & {"seed", "batch_size", "num_threads", "device_id"}
+        if shared:
+            try:
+                check(info, construction, site.parents, local)
+            except NotShared as e:
+                shared, reason = False, f" {e}"
+        if not shared:
+            raise CannotConvert(f"the reader's arguments use {', '.join(sorted(local))}, computed inside the pipeline{reason}")
     settings = {"seed", "batch_size", "num_threads", "device_id"}
     reader = without_kwargs(site.reader_call, ["seed"])
     if found is None:

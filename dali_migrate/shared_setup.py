@@ -1,0 +1,194 @@
+"""Reader arguments the pipeline computes itself, which the code making it computes the same way.
+
+Distributed training scripts ask for the rank and world size twice: in the pipeline, to shard its
+reader, and in the function that makes it, to split the epoch among the processes. Where the
+function runs the very statements the pipeline runs (compared as code text) before it makes the
+pipeline, and those statements only query the process's distributed setup, its own names hold the
+values the reader was made with, so the reader's arguments can be written with them at the call
+site (``reader_meta=`` of an iterator, ``pipe.epoch_size()``).
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from dali_migrate import cst_walk
+from dali_migrate.cst_util import code, dotted, one_line_statement
+
+# Calls that give the same answer each time a process asks, so the pipeline's answer and the
+# caller's are equal:
+DISTRIBUTED_QUERIES = frozenset({
+    # torch.distributed: set once by init_process_group for the life of the process group
+    "torch.distributed.is_initialized", "torch.distributed.is_available",
+    "torch.distributed.get_rank", "torch.distributed.get_world_size",
+    # Horovod: fixed by hvd.init() for the life of the process
+    "horovod.torch.rank", "horovod.torch.size", "horovod.torch.local_rank",
+    # the launcher's environment (RANK, WORLD_SIZE, LOCAL_RANK), read and not written
+    "os.environ.get",
+    # conversions of the above: functions of their argument alone
+    "int", "str", "bool",
+})
+
+# Names a statement may read without them being imports: builtins whose calls are listed above
+# and constants.
+_BUILTINS = frozenset({"int", "str", "bool", "True", "False", "None"})
+
+
+_BINDERS = (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.NamedExpr, cst.AsName, cst.Del,
+            cst.CompFor)
+
+
+class NotShared(Exception):
+    pass
+
+
+def _imports(module: cst.Module) -> dict:
+    """{name bound by a module-level import: the dotted path it names} (``import torch.distributed
+    as dist`` -> {"dist": "torch.distributed"}), imports inside module-level try/if included."""
+    found: dict = {}
+    for node in cst_walk.walk(module, not_into=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        if isinstance(node, cst.Import):
+            for alias in node.names:
+                path = code(alias.name)
+                if alias.asname is not None:
+                    found[code(alias.asname.name)] = path
+                else:
+                    found[path.split(".")[0]] = path.split(".")[0]
+        elif isinstance(node, cst.ImportFrom) and not node.relative and node.module is not None \
+                and not isinstance(node.names, cst.ImportStar):
+            base = code(node.module)
+            for alias in node.names:
+                bound = alias.asname.name if alias.asname is not None else alias.name
+                found[code(bound)] = f"{base}.{code(alias.name)}"
+    return found
+
+
+def _resolved(func: cst.BaseExpression, imports: dict) -> Optional[str]:
+    path = dotted(func)
+    if path is None:
+        return None
+    head, _, rest = path.partition(".")
+    if head in _BUILTINS:
+        return path
+    if head not in imports:
+        return None
+    return imports[head] + ("." + rest if rest else "")
+
+
+def _text(stmt) -> str:
+    return code(stmt.with_changes(leading_lines=[])).strip()
+
+
+def _bound(stmt) -> set:
+    from dali_migrate.pipeline_analysis import _assigned_names
+
+    return _assigned_names(stmt)
+
+
+def _binders_in(func: cst.FunctionDef) -> list:
+    """(statement or parameter node, names it binds) for every binding in ``func``, nested scopes
+    and global/nonlocal declarations included."""
+    out = []
+    params = func.params
+    for q in [*params.posonly_params, *params.params, *params.kwonly_params,
+              *[p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]]:
+        out.append((q, {q.name.value}))
+    for node in cst_walk.walk(func.body):
+        if isinstance(node, (cst.Global, cst.Nonlocal)):
+            out.append((node, {n.name.value for n in node.names}))
+        elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            out.append((node, {node.name.value}))
+        elif isinstance(node, cst.ImportAlias):
+            out.append((node, {code(node.asname.name if node.asname else node.name).split(".")[0]}))
+        elif isinstance(node, _BINDERS):
+            target = node.name if isinstance(node, cst.AsName) else node.target
+            if not isinstance(target, (cst.Attribute, cst.Subscript)):
+                out.append((node, cst_walk.variables(target)))
+    return out
+
+
+def _inside(node, stmts: list, parents) -> bool:
+    while node is not None:
+        if any(node is s for s in stmts):
+            return True
+        node = parents.of(node)
+    return False
+
+
+def check(info, construction: cst.Call, parents, names: set) -> None:
+    """Returns when the code that makes the pipeline with ``construction`` holds ``names`` (names
+    the pipeline ``info`` computes before its reader) with the values the pipeline gives them;
+    raises NotShared saying why not."""
+    stmts = info.statements[:info.reader_index] if info.reader_index is not None else []
+    # The pipeline's statements that compute the names, and those that compute what they read.
+    needed, chosen = set(names), []
+    for stmt in reversed(stmts):
+        bound = _bound(stmt)
+        if bound & needed:
+            chosen.append(stmt)
+            needed |= cst_walk.variables(stmt) - bound
+    chosen.reverse()
+    if not chosen:
+        raise NotShared("which the code making the pipeline cannot compute")
+    if parents.scope(info.func) is not None:
+        # its statements could read names of the functions around it, which the caller need not see
+        raise NotShared("and the pipeline function is not defined at module level")
+    params = info.func.params
+    pipe_params = {q.name.value for q in [*params.posonly_params, *params.params, *params.kwonly_params]}
+    module = parents.order[0]
+    imports = _imports(module)
+    own = set().union(*(_bound(s) for s in chosen))
+    for stmt in chosen:
+        for node in cst_walk.walk(stmt):
+            if isinstance(node, cst.Call):
+                path = _resolved(node.func, imports)
+                if path not in DISTRIBUTED_QUERIES:
+                    raise NotShared(f"by `{one_line_statement(stmt)}`, whose call {code(node.func)}() is not known "
+                                    "to give the caller the same value")
+        outside = cst_walk.variables(stmt) - own - _BUILTINS
+        if outside & pipe_params:
+            raise NotShared(f"from its parameter `{sorted(outside & pipe_params)[0]}`")
+        if outside - set(imports):
+            raise NotShared(f"from `{sorted(outside - set(imports))[0]}`, which is not a module-level import")
+
+    # The caller: the same statements, in order, among its own before the call that makes the pipeline.
+    func = parents.scope(construction)
+    if not isinstance(func, cst.FunctionDef):
+        raise NotShared("and the pipeline is not made in a function that computes them too")
+    body = list(func.body.body)
+    holder = construction
+    while holder is not None and not any(holder is s for s in body):
+        holder = parents.of(holder)
+    if holder is None:
+        raise NotShared("and the pipeline is not made in a function that computes them too")
+    before = body[:next(i for i, s in enumerate(body) if s is holder)]
+    texts = [_text(s) for s in before]
+    matched, at = [], 0
+    for stmt in chosen:
+        want = _text(stmt)
+        try:
+            at = texts.index(want, at)
+        except ValueError:
+            raise NotShared(f"by `{one_line_statement(stmt)}`, which {func.name.value}() does not run word for word "
+                            "before making the pipeline") from None
+        matched.append(before[at])
+        at += 1
+    # Nothing else binds them: not between the statements, nor before the caller reads them, nor
+    # in enclosing functions whose names the statements would read.
+    for node, bound in _binders_in(func):
+        clash = bound & own
+        if clash and not _inside(node, matched, parents):
+            raise NotShared(f"and {func.name.value}() binds `{sorted(clash)[0]}` elsewhere too")
+    read = set().union(*(cst_walk.variables(s) for s in chosen)) & set(imports)
+    for stmt in info.statements:
+        if _bound(stmt) & read:
+            raise NotShared(f"and the pipeline binds `{sorted(_bound(stmt) & read)[0]}`, which they read, itself")
+    outer = func
+    while outer is not None:
+        if isinstance(outer, cst.FunctionDef):
+            for _, bound in _binders_in(outer):
+                if bound & read:
+                    raise NotShared(f"and {outer.name.value}() binds `{sorted(bound & read)[0]}`, which they read")
+        outer = parents.scope(outer)
