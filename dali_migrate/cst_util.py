@@ -120,6 +120,12 @@ def one_line(node: cst.CSTNode) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+def first_line(stmt: cst.CSTNode) -> str:
+    """The first line of a statement's source, without the comment lines above it: how a marker
+    names a compound statement (``if dali_cpu:``)."""
+    return code(stmt.with_changes(leading_lines=[])).strip().splitlines()[0]
+
+
 def one_line_statement(stmt: cst.CSTNode) -> str:
     """:func:`one_line` of a statement without the comment lines above it (markers among them)."""
     if isinstance(stmt, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):

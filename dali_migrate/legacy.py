@@ -57,7 +57,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from dali_migrate import cst_walk, helper_hoisting
-from dali_migrate.cst_util import attr_chain, code, fresh_name, kwarg, names_in
+from dali_migrate.cst_util import attr_chain, code, first_line, fresh_name, kwarg, names_in
 from dali_migrate.dali_imports import PIPELINE_CLASS
 
 #: decorator name of a synthesized pipeline (never written out: conversion replaces it)
@@ -618,7 +618,7 @@ def _build_time_test(test, names=None) -> Optional[str]:
 
 def _init_if(stmt: cst.If, names, self_table: dict) -> _InitIf:
     """An ``if`` of ``__init__`` that assigns self's members, as an _InitIf, or why not."""
-    first = code(stmt.with_changes(leading_lines=[])).strip().splitlines()[0]
+    first = first_line(stmt)
     chain = _if_chain(stmt)
     choice = _InitIf(tests=[], calls=[], values=[], node=stmt)
     for test, body in chain:
@@ -641,7 +641,7 @@ def _init_if(stmt: cst.If, names, self_table: dict) -> _InitIf:
                 and m.matches(small.targets[0].target, m.Attribute(value=m.Name("self")))
             ):
                 if _self_targets(s):
-                    inner = code(s.with_changes(leading_lines=[])).strip().splitlines()[0]
+                    inner = first_line(s)
                     raise _NotSimple(f"`{first}` sets members of self in a nested statement ({inner[:60]}): convert by hand")
                 # e.g. `if self.dali_device == "gpu" and fp16:` reading what the branch stored
                 out.append(s.visit(_SelfReads(table, f"`{first}`")))
@@ -1576,7 +1576,7 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
 
     def _choose_operators(stmt: cst.If, gi: int) -> list:
         choice = _init_if(stmt, names, {**settings_locals, **{k: k for k in values}})
-        first = code(stmt.with_changes(leading_lines=[])).strip().splitlines()[0]
+        first = first_line(stmt)
         has_else = choice.tests[-1] is None
         members = set().union(*choice.calls)
         kept = set().union(*choice.values)
@@ -1695,7 +1695,7 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
             continue
         if self_name in names_in(stmt):
             # a marker is one line: the statement's first, without the comments above it
-            first = code(stmt.with_changes(leading_lines=[])).strip().splitlines()[0]
+            first = first_line(stmt)
             try:
                 # print('DALI "{0}" variant'.format(self.dali_device)): the value is a local by now
                 if settings is None or _self_targets(stmt):
