@@ -84,6 +84,36 @@ def interleaved(fns, reps, iters, warmup=2):
     return {k: statistics.median(v) for k, v in samples.items()}, samples
 
 
+def median_ci(values, level=0.95, resamples=4000, seed=0):
+    """(low, high) percentile-bootstrap interval of the median of `values` (rounds' ratios).
+
+    A loop's rounds on a shared machine scatter widely (0.7-1.3 around a median of 1.0), so a
+    median alone cannot say whether a ">= 1.0" goal is met: the interval says how far this run's
+    median can be trusted. The rounds of one process are not fully independent, so the interval
+    is if anything too narrow. Fixed seed: the same rounds give the same interval."""
+    import random
+
+    vals = list(values)
+    if len(vals) < 3:
+        return None
+    rng = random.Random(seed)
+    meds = sorted(statistics.median(rng.choices(vals, k=len(vals))) for _ in range(resamples))
+    tail = (1.0 - level) / 2
+    return meds[int(tail * resamples)], meds[min(resamples - 1, int((1.0 - tail) * resamples))]
+
+
+def verdict(ci, goal=1.0):
+    """What a bootstrap interval says of a ">= goal" target."""
+    if ci is None:
+        return "too few rounds"
+    lo, hi = ci
+    if lo >= goal:
+        return "met"
+    if hi < goal:
+        return "not met"
+    return "not shown either way"
+
+
 def _one_jpeg(args):
     import numpy as np
     from PIL import Image

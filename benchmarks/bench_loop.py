@@ -303,6 +303,11 @@ def _without_pool(kind):
         os.environ["DALI_MALLOC_POOL_THRESHOLD"] = str(32 << 20)
 
 
+def _ci_text(r):
+    ci = _common.median_ci(r)
+    return f"; median's 95% CI {ci[0]:.2f}-{ci[1]:.2f}, >= 1.0 {_common.verdict(ci)}" if ci else ""
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--device", default="cpu", choices=["cpu", "gpu"])
@@ -338,7 +343,7 @@ def main(argv=None):
         r = ratios.get(k)
         print(f"{k:<16}{v:>10.1f} img/s  {cpu[k]:.2f} CPU ms/img"
               + (f"  {statistics.median(r):.2f}x {args.kinds.split(',')[0]} "
-                 f"(rounds {min(r):.2f}-{max(r):.2f})" if r else ""))
+                 f"(rounds {min(r):.2f}-{max(r):.2f}{_ci_text(r)})" if r else ""))
     if args.rss_iters:
         r = rss_compare(["pipeline", "ours"], args.device, data, args.batch, threads,
                         args.rss_iters)

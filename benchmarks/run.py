@@ -67,11 +67,20 @@ def _loop_rows(med, ratios, batch, cpu):
     rows = []
     for k, v in med.items():
         r = ratios.get(k)
+        ci = _common.median_ci(r) if r else None
         rows.append([f"batch {batch}", k, f"{v:.0f}",
                      f"{statistics.median(r):.2f}" if r else "-",
+                     f"{ci[0]:.2f}-{ci[1]:.2f}" if ci else "-",
                      f"{min(r):.2f}-{max(r):.2f}" if r else "-",
                      f"{cpu[k]:.2f}" if k in cpu else "-"])
     return rows
+
+
+def _ratio_summary(r):
+    """The median of the rounds' ratios, its 95% bootstrap interval and what that says of >= 1.0."""
+    ci = _common.median_ci(r)
+    return {"ratio_vs_pipeline": statistics.median(r), "ratio_ci95": list(ci) if ci else None,
+            "at_least_1": _common.verdict(ci), "round_ratios": r}
 
 
 def cpu_loop(quick, data):
@@ -84,11 +93,10 @@ def cpu_loop(quick, data):
     _print_table("CPU loop throughput, batch 32 (images/s, median; ratio vs pipeline mode: "
                  "median of the rounds' ratios, variants taking turns)",
                  _loop_rows(med, ratios, batch=32, cpu=cpu),
-                 ["case", "variant", "img/s", "ratio", "rounds' ratios", "CPU ms/img"])
+                 ["case", "variant", "img/s", "ratio", "95% CI", "rounds' ratios", "CPU ms/img"])
     out = {k: {"images_per_s": v, "cpu_ms_per_image": cpu.get(k)} for k, v in med.items()}
     for k, r in ratios.items():
-        out[k]["ratio_vs_pipeline"] = statistics.median(r)
-        out[k]["round_ratios"] = r
+        out[k].update(_ratio_summary(r))
     out["_samples"] = samples
     return out
 
@@ -174,19 +182,22 @@ def gpu_loop(quick, data):
             ["pipeline", "native", "native_capture", "ours", "ours_eager"], "gpu", data, batch,
             threads, iters=iters, rounds=2 if quick else 4, warmup=3, repeats=1 if quick else 2)
         rows += _loop_rows(med, ratios, batch, cpu)
-        out[f"batch {batch}"] = {k: {"images_per_s": v,
-                                     "ratio_vs_pipeline": statistics.median(ratios[k])
-                                     if k in ratios else None,
-                                     "round_ratios": ratios.get(k)}
+        out[f"batch {batch}"] = {k: {"images_per_s": v, **(_ratio_summary(ratios[k]) if k in ratios else {})}
                                  for k, v in med.items()}
         if "native" in med and "ours" in med:
             out[f"batch {batch}"]["ours_vs_native_eager"] = med["ours"] / med["native"]
         if "native_capture" in ratios and "ours" in ratios:
-            out[f"batch {batch}"]["ours_vs_native_capture"] = statistics.median(
-                [a / b for a, b in zip(ratios["ours"], ratios["native_capture"])])
+            per_round = [a / b for a, b in zip(ratios["ours"], ratios["native_capture"])]
+            ci = _common.median_ci(per_round)
+            out[f"batch {batch}"]["ours_vs_native_capture"] = statistics.median(per_round)
+            out[f"batch {batch}"]["ours_vs_native_capture_ci95"] = list(ci) if ci else None
+            out[f"batch {batch}"]["ours_vs_native_capture_at_least_1"] = _common.verdict(ci)
+            rows.append([f"batch {batch}", "ours / capture", "-", f"{statistics.median(per_round):.2f}",
+                         f"{ci[0]:.2f}-{ci[1]:.2f}" if ci else "-",
+                         f"{min(per_round):.2f}-{max(per_round):.2f}", "-"])
     _print_table("GPU RN50 loop throughput (images/s, median; ratio vs pipeline mode: median of "
                  "the rounds' ratios, variants taking turns)", rows,
-                 ["case", "variant", "img/s", "ratio", "rounds' ratios", "CPU ms/img"])
+                 ["case", "variant", "img/s", "ratio", "95% CI", "rounds' ratios", "CPU ms/img"])
     return out
 
 
