@@ -677,6 +677,14 @@ class _Apply(cst.CSTTransformer):
         if len(body) != len(updated.body):
             body[-1] = body[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
             updated = updated.with_changes(body=body)
+        entry = self.site_rewrites.get(id(original))
+        if entry is not None:
+            # a statement a call-site rule puts right before this one (a batch size bound once,
+            # rules/torch_iterator.py): it takes the comments above; the markers stay on this one
+            rule, site = entry
+            self.conv.rewrites += 1
+            first = rule.rewrite(updated, None, site).with_changes(leading_lines=updated.leading_lines)
+            return cst.FlattenSentinel([first, self._with_marks(original, updated.with_changes(leading_lines=()))])
         return self._with_marks(original, updated)
 
     def leave_IndentedBlock(self, original, updated):

@@ -46,6 +46,8 @@ def repeatable(expr) -> bool:
         return repeatable(expr.left) and all(repeatable(c.comparator) for c in expr.comparisons)
     if isinstance(expr, cst.UnaryOperation):
         return repeatable(expr.expression)
+    if isinstance(expr, cst.IfExp):  # evaluates some of its parts, as `a or b` does
+        return repeatable(expr.test) and repeatable(expr.body) and repeatable(expr.orelse)
     if isinstance(expr, (cst.Tuple, cst.List)):
         return all(isinstance(el, cst.Element) and repeatable(el.value) for el in expr.elements)
     if isinstance(expr, cst.FormattedString):

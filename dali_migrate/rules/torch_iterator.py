@@ -39,7 +39,10 @@ on the CPU: tests/test_external_source_iterator.py.
 
 A pipeline that a function of the file makes and returns (``pipe = create_dali_pipeline(...)``)
 gets its batch size and reader from that function's own call of the pipeline, the function's
-parameters replaced by what the caller passes (``call_sites.in_caller``).
+parameters replaced by what the caller passes (``call_sites.in_caller``). A batch size that would
+run twice if written again (``batch_size=args.batch if mode == "train" else args.val_batch``) is
+bound to a fresh name in a statement right before the one that makes the pipeline, where that keeps
+Python's order (:func:`_bound_once`), and both read the name.
 
 Left to a person (the pipeline and the iterator stay, with a marker): a ``last_batch_policy`` / ``fill_last_batch`` that is not written out, a ``reader_name``
 that is not the pipeline's reader's ``name=``, a pipeline whose arguments cannot be matched (a
@@ -57,12 +60,13 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import weakref
 from pathlib import Path
 from typing import Callable, Optional
 
 import libcst as cst
 
-from dali_migrate import iterator_subclasses, pipe_lists
+from dali_migrate import cst_walk, iterator_subclasses, pipe_lists
 from dali_migrate.cst_util import code, fresh_name, kwarg, names_in
 from dali_migrate.rules.base import SUPERSET_SUFFIX, CallSiteRule
 from dali_migrate.rules.pipe_epoch_size import CannotConvert, made, made_value, reader_expression, repeatable
@@ -239,7 +243,9 @@ def _policy(expr, names, fw: Framework = TORCH):
     return member if cls in fw.policy_classes and member in _POLICIES else None
 
 
-def _batch_size(site):
+def _batch_size(site, call: cst.Call, alone: bool = True):
+    """The batch size as the iterator's statement can read it: the expression the pipeline is made
+    with, or the name it is bound to first (:func:`_bound_once`; only where ``alone``, one pipeline)."""
     info = site.pipeline
     made(site)  # raises where it cannot be told
     if "batch_size" in info.computed_settings:
@@ -249,8 +255,93 @@ def _batch_size(site):
     if value is None:
         raise CannotConvert("the pipeline's batch size is not given where it is made")
     if not repeatable(value):
-        raise CannotConvert("the pipeline's batch size is an expression that would run twice")
+        bound = _bound_once(site, call, key, value) if alone else None
+        if bound is None:
+            raise CannotConvert("the pipeline's batch size is an expression that would run twice")
+        return cst.Name(bound[0])
     return value
+
+
+#: per file (its parents index): {id(the pipeline's call): the name its batch size is bound to},
+#: and under "taken" the names given so far: every rule call for one call must give it the same
+#: name, and two calls must not share one
+_BOUND_NAMES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _bound_once(site, call: cst.Call, key: str, value):
+    """(a fresh name, the statement that makes the pipeline, the argument) where the batch size the
+    pipeline is made with (``pipe = P(batch_size=args.batch if train else args.val_batch, ...)``)
+    can be bound to a name in a statement of its own right before that one, for the pipeline's call
+    and the iterator to read; None where that would not be Python's order or the iterator cannot
+    read the name.
+
+    The expression then runs before everything the statement evaluated before it, so nothing may
+    be: it must be the call's first argument and the callee a plain name, the pipeline's own (the
+    value of an assignment is evaluated before its targets). Reading that name runs no code of the
+    file, except in a class body (a metaclass's namespace), which is refused, and the expression
+    must not rebind it (a walrus in it is refused; the tool takes the name to hold the pipeline
+    wherever the file calls it). The statement must be the first of its line (not inside a lambda,
+    a comprehension, an ``if`` test, a ``with`` item, nor after ``a = 1;``), in the iterator's own
+    scope, so that the iterator reads the value the pipeline was made with (a fresh name, bound
+    only there).
+    """
+    construction = site.construction
+    parents = site.parents
+    if construction is None or parents is None or site.comp is not None:
+        return None  # made by a factory of the file: the expression is the factory's, not the caller's
+    if not (isinstance(construction.func, cst.Name) and construction.func.value == site.pipeline.name):
+        return None
+    args = construction.args
+    if not args or args[0].value is not value or args[0].keyword is None or args[0].keyword.value != key:
+        return None  # the decorator's value, a later argument, or a positional one
+    if any(a.star for a in args):
+        return None
+    assign = parents.of(construction)
+    stmt = parents.of(assign)
+    if not (isinstance(assign, cst.Assign) and assign.value is construction
+            and isinstance(stmt, cst.SimpleStatementLine) and stmt.body[0] is assign):
+        return None
+    scope = parents.scope(stmt)
+    if scope is not parents.scope(call) or isinstance(scope, cst.ClassDef):
+        return None
+    if any(isinstance(n, cst.NamedExpr) for n in cst_walk.walk(value)):
+        return None
+    names = _BOUND_NAMES.setdefault(parents, {"taken": set(site.taken)})
+    name = names.get(id(construction))
+    if name is None:
+        name = names[id(construction)] = fresh_name("batch_size", names["taken"])
+    return name, stmt, args[0]
+
+
+def _binding(site, call: cst.Call):
+    """(name, statement, argument) of the batch size :func:`_batch_size` gave as a name, or None."""
+    try:
+        made(site)
+        value = made_value(site, site.pipeline.bound_settings.get("batch_size", "batch_size"), "batch_size")
+    except CannotConvert:
+        return None
+    if value is None or repeatable(value):
+        return None
+    return _bound_once(site, call, site.pipeline.bound_settings.get("batch_size", "batch_size"), value)
+
+
+def _bind_rules(name: str, value) -> tuple:
+    """(the rule that puts ``name = value`` before the statement that makes the pipeline (see
+    engine._Apply), the rule that makes the pipeline's argument read ``name``)."""
+    bind = CallSiteRule(
+        id="torch-iterator-batch-size",
+        summary="the batch size of a pipeline an iterator reads, bound once before the pipeline is made",
+        receiver="iterator",
+        rewrite=lambda stmt, receiver, site: cst.SimpleStatementLine(
+            [cst.Assign([cst.AssignTarget(cst.Name(name))], value)]),
+    )
+    read = CallSiteRule(
+        id="torch-iterator-batch-size-arg",
+        summary="the pipeline's call reads the batch size bound before it",
+        receiver="iterator",
+        rewrite=lambda arg, receiver, site: arg.with_changes(value=cst.Name(name)),
+    )
+    return bind, read
 
 
 def _group(call: cst.Call, site, kind: str, fw: Framework):
@@ -314,7 +405,7 @@ def _plan(call: cst.Call, site, fw: Framework = TORCH):
         new = []  # the emitted class reads it from the first batches (BATCH_FROM_DATA_EDITS)
     else:
         try:
-            sizes = [_batch_size(m) for m in members]
+            sizes = [_batch_size(m, call, alone=group is None) for m in members]
         except CannotConvert as e:
             return f"{_short(kind, fw)}: {e}; convert by hand"
         bs = sizes[0]
@@ -486,11 +577,18 @@ def _rewrite(call, receiver, site, fw: Framework = TORCH):
 
 
 def _also(call, site, fw: Framework = TORCH) -> list:
-    """A class of the file derived from the iterator gets the emitted class as its base."""
+    """A class of the file derived from the iterator gets the emitted class as its base; a batch
+    size bound to a name before the pipeline is made (:func:`_bound_once`) is bound there."""
+    found = []
+    planned = _plan(call, site, fw)
+    bound = _binding(site, call) if planned[2] is None and site.handed is None else None
+    if bound is not None:
+        name, stmt, arg = bound
+        bind, read = _bind_rules(name, arg.value)
+        found += [(stmt, bind), (arg, read)]
     subclass = _iterator(call, site, fw)[1]
     if subclass is None:
-        return []
-    planned = _plan(call, site, fw)
+        return found
     multi, source = planned[2] is not None, planned[3] is not None
     base = CallSiteRule(
         id=f"{fw.helper}-base",
@@ -498,7 +596,7 @@ def _also(call, site, fw: Framework = TORCH) -> list:
         receiver="iterator",
         rewrite=lambda arg, receiver, site: arg.with_changes(value=cst.Name(_class_name(site, fw, multi=multi, source=source))),
     )
-    return [(subclass.bases[0], base)]
+    return [*found, (subclass.bases[0], base)]
 
 
 def _helpers(site, fw: Framework = TORCH, call=None):
