@@ -81,6 +81,8 @@ def _imported_pipeline(call: cst.Call, module: cst.Module, parents):
         return None
     assign = parents.of(parents.of(values[0]))
     value = assign.value if isinstance(assign, cst.Assign) and len(assign.targets) == 1 else None
+    if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute):
+        return _module_attribute(value.func, module, parents)
     if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)):
         return None
     callee = value.func.value
@@ -97,22 +99,60 @@ def _imported_pipeline(call: cst.Call, module: cst.Module, parents):
     return (callee, found[0]) if len(found) == 1 and not found[0].startswith("nvidia.") else None
 
 
+def _module_attribute(func: cst.Attribute, module: cst.Module, parents):
+    """(``mod.f``, the module) for a call of a function of another module through the name a
+    module-level import binds (``import dali.dali_infer as dali`` and ``dali.infer_pipe(...)``,
+    ``import loaders.dali`` and ``loaders.dali.make(...)``, ``from project import loaders`` and
+    ``loaders.make(...)``), or None (a DALI module, a name the file binds otherwise)."""
+    path = dotted(func)
+    if path is None:
+        return None
+    head = path.split(".")[0]
+    found = []
+    for stmt in module.body:
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) and stmt.name.value == head:
+            return None
+        for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+            if isinstance(small, cst.Import):
+                for alias in small.names:
+                    name = dotted(alias.name)
+                    if alias.asname is not None and alias.asname.name.value == head:
+                        found.append(name)
+                    elif alias.asname is None and name.split(".")[0] == head:
+                        # `import a.b` binds `a`: the function is of the longest module imported
+                        found.append(name if path.startswith(name + ".") else head)
+            elif isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
+                for alias in small.names:
+                    if (alias.asname.name.value if alias.asname is not None else dotted(alias.name)) == head:
+                        found.append("." * len(small.relative) + (dotted(small.module) if small.module else ""))
+    if any(isinstance(parents.of(n), cst.AssignTarget) for n in parents.names(head)):
+        return None
+    if len(found) != 1 or found[0] == "nvidia" or found[0].startswith("nvidia."):
+        return None
+    return path, found[0]
+
+
 def _unconverted_pipeline(call: cst.Call, module: cst.Module, parents, names, converted: set):
     """What replaces "see the call-site marker" when the iterator's pipeline was left as it was:
     no rule writes a call-site marker for a pipeline that is not converted, its own marker says
     why. The pipeline is the iterator's first argument (or ``pipelines=``, or the one pipeline
-    of a list), made there or bound once in the iterator's scope by a call of a pipeline function
-    or Pipeline subclass of this file, or by ``Pipeline(...)`` (a ``with pipe:`` graph); or a
-    parameter of the function around the iterator (the pipeline is made where that is called)."""
-    from dali_migrate.pipeline_analysis import pipeline_decorator
-
+    of a list), made there or bound once in the iterator's scope (or, for ``self.<name>``, in the
+    methods of its class) by a call of a pipeline function or Pipeline subclass of this file, of a
+    ``@data_iterator`` function, of a variable holding such classes (``pipe_class(...)``), of a
+    function or method of the class that makes one with ``Pipeline(...)`` (a ``with pipe:`` graph,
+    also for a comprehension's list), of a pipeline method; or by ``Pipeline(...)`` itself; or a
+    parameter of the function around the iterator, also through ``*args`` (the pipeline is made
+    where that is called)."""
     arg = next((a for a in call.args if a.keyword is None or a.keyword.value == "pipelines"), None)
-    if arg is None or arg.star:
+    if arg is None:
         return None
+    scope = parents.scope(call)
+    if arg.star:
+        return _starred(call, scope)
     arg = arg.value
     if isinstance(arg, (cst.List, cst.Tuple)) and len(arg.elements) == 1:
         arg = arg.elements[0].value
-    scope = parents.scope(call)
+    what = "its pipeline"
     if isinstance(arg, cst.Name):
         bindings = [n for n in parents.names(arg.value)
                     if isinstance(parents.of(n), (cst.AssignTarget, cst.Param)) and parents.scope(n) is scope]
@@ -126,19 +166,134 @@ def _unconverted_pipeline(call: cst.Call, module: cst.Module, parents, names, co
             return None
         assign = parents.of(holder)
         arg = assign.value if isinstance(assign, cst.Assign) and len(assign.targets) == 1 else None
+        if isinstance(arg, cst.ListComp):
+            what, arg = "its pipelines", arg.elt  # `pipes = [make(...) for i in range(n)]`
+    elif isinstance(arg, cst.Attribute):
+        arg = _member_value(arg, scope, parents)
     if not isinstance(arg, cst.Call):
         return None
     if names.qualify(arg.func) in PIPELINE_CLASS:
-        return "(its pipeline, made by Pipeline(...) and `with`, is not converted: its marker says why)"
+        return f"({what}, made by Pipeline(...) and `with`, is not converted: its marker says why)"
+    method = _self_method(arg.func, scope, parents)
+    if method is not None:
+        return _made_by_function(method, f"self.{method.name.value}()", what, names)
     callee = arg.func.value if isinstance(arg.func, cst.Name) else None
     if callee is None or callee in converted:
         return None
     for stmt in module.body:
         if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) and stmt.name.value == callee:
-            pipeline = (pipeline_decorator(stmt, names) is not None if isinstance(stmt, cst.FunctionDef)
-                        else any(names.qualify(b.value) in PIPELINE_CLASS for b in stmt.bases))
-            return f"(its pipeline, {callee}, is not converted: its marker says why)" if pipeline else None
+            if isinstance(stmt, cst.ClassDef):
+                pipeline = any(names.qualify(b.value) in PIPELINE_CLASS for b in stmt.bases)
+                return f"({what}, {callee}, is not converted: its marker says why)" if pipeline else None
+            return _made_by_function(stmt, f"{callee}()", what, names)
+    return _class_variable(callee, scope, module, parents, names, converted, what)
+
+
+def _starred(call: cst.Call, scope):
+    """The pipeline comes through the ``*args`` / ``**kwargs`` of the function around the iterator
+    (a wrapper class's ``__init__(self, *args, **kwargs)``)."""
+    if not isinstance(scope, cst.FunctionDef):
+        return None
+    params = scope.params
+    given = {p.name.value: star for p, star in ((params.star_arg, "*"), (params.star_kwarg, "**")) if isinstance(p, cst.Param)}
+    starred = [a for a in call.args if a.star]
+    if not starred or any(not isinstance(a.value, cst.Name) or given.get(a.value.value) != a.star for a in starred):
+        return None
+    spelled = ", ".join(f"{a.star}{a.value.value}" for a in starred)
+    return (f"(its pipeline comes in through `{spelled}` of {scope.name.value}(): it is made, and converted or not, "
+            "where that is called)")
+
+
+def _enclosing_class(scope, parents):
+    """(the class, the name of ``self``) where ``scope`` is a method with a first parameter."""
+    cls = parents.scope(scope) if isinstance(scope, cst.FunctionDef) else None
+    if not isinstance(cls, cst.ClassDef) or not scope.params.params:
+        return None
+    return cls, scope.params.params[0].name.value
+
+
+def _member_value(attr: cst.Attribute, scope, parents):
+    """What ``self.<name>`` holds where the methods of its class bind it once to something other
+    than None (``self.pipeline = self._create_pipeline()``), else None."""
+    found = _enclosing_class(scope, parents)
+    if found is None or not (isinstance(attr.value, cst.Name) and attr.value.value == found[1]):
+        return None
+    cls, me = found
+    values = []
+    for node in parents.find(cst.AssignTarget, within=cls):
+        target = node.target
+        if isinstance(target, cst.Attribute) and dotted(target) == f"{me}.{attr.attr.value}":
+            assign = parents.of(node)
+            if not isinstance(assign, cst.Assign) or len(assign.targets) != 1:
+                return None
+            if not (isinstance(assign.value, cst.Name) and assign.value.value == "None"):
+                values.append(assign.value)
+    return values[0] if len(values) == 1 else None
+
+
+def _self_method(func, scope, parents):
+    """The method of the class around ``scope`` that ``func`` (``self.make``) names, or None."""
+    found = _enclosing_class(scope, parents)
+    if found is None or not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+                             and func.value.value == found[1]):
+        return None
+    methods = [s for s in found[0].body.body if isinstance(s, cst.FunctionDef) and s.name.value == func.attr.value]
+    return methods[0] if len(methods) == 1 else None
+
+
+def _made_by_function(func: cst.FunctionDef, spelled: str, what: str, names):
+    """The words for a pipeline made by calling ``func``: a pipeline function or method, a
+    ``@data_iterator`` function, or a function that builds one with ``Pipeline(...)``."""
+    from dali_migrate.pipeline_analysis import pipeline_decorator
+
+    name = spelled[:-2]
+    if pipeline_decorator(func, names) is not None:
+        return f"({what}, {name}, is not converted: its marker says why)"
+    if _decorated_by_data_iterator(func, names):
+        return f"({what} comes from {spelled}, a @data_iterator function, which is not converted: its marker says what to do)"
+    if any(names.qualify(c.func) in PIPELINE_CLASS for c in _calls(func)):
+        return (f"({what} {'are' if what.endswith('s') else 'is'} made by {spelled}, with Pipeline(...) and `with`, "
+                "which is not converted: the marker there says why)")
     return None
+
+
+def _calls(node) -> list:
+    from dali_migrate import cst_walk
+
+    return [n for n in cst_walk.walk(node) if isinstance(n, cst.Call)]
+
+
+def _class_variable(callee: str, scope, module, parents, names, converted: set, what: str):
+    """``pipe_class(...)`` where the scope binds ``pipe_class`` only to Pipeline subclasses or
+    pipeline functions of this file (and None): none of them is converted (each has a marker saying
+    why, on it or where the variable is bound to it)."""
+    from dali_migrate.pipeline_analysis import pipeline_decorator
+
+    defs = {s.name.value: s for s in module.body if isinstance(s, (cst.FunctionDef, cst.ClassDef))}
+    held = []
+    for n in parents.names(callee):
+        holder = parents.of(n)
+        if isinstance(holder, cst.Param) and parents.scope(n) is scope:
+            return None
+        if not (isinstance(holder, cst.AssignTarget) and parents.scope(n) is scope):
+            continue
+        assign = parents.of(holder)
+        value = assign.value if isinstance(assign, cst.Assign) and len(assign.targets) == 1 else None
+        if isinstance(value, cst.Name) and value.value == "None":
+            continue
+        target = defs.get(value.value) if isinstance(value, cst.Name) else None
+        if target is None or value.value in converted:
+            return None
+        pipeline = (pipeline_decorator(target, names) is not None if isinstance(target, cst.FunctionDef)
+                    else any(names.qualify(b.value) in PIPELINE_CLASS or dotted(b.value) in defs for b in target.bases))
+        if not pipeline:
+            return None
+        if value.value not in held:
+            held.append(value.value)
+    if not held:
+        return None
+    return (f"({what} {'are' if what.endswith('s') else 'is'} made by {callee}(...), which holds {' or '.join(held)} here: "
+            f"{'it is' if len(held) == 1 else 'they are'} not converted: {'its marker says' if len(held) == 1 else 'their markers say'} why)")
 
 
 def _framework_hint(q: str):

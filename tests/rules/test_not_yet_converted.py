@@ -168,6 +168,86 @@ def test_an_iterator_over_a_parameter_says_the_pipeline_is_made_by_the_caller():
                   "class Loader:\n    def __init__(self, pipelines, names):\n"
                   "        self.it = DALIGenericIterator(pipelines, names, reader_name='Reader')\n", header="")
     assert "(its pipeline comes in as `pipelines`, a parameter of __init__(): it is made, and converted or not, where that is called)" in out
+    # atlas_sr's wrapper class: the pipeline comes through *args
     starred = convert("from nvidia.dali.plugin.pytorch import DALIGenericIterator\n\n"
                       "def wrap(*args, **kwargs):\n    return DALIGenericIterator(*args, **kwargs)\n", header="")
-    assert "see the call-site marker" in starred  # nothing to say about a pipeline given through *args
+    assert "(its pipeline comes in through `*args, **kwargs` of wrap(): it is made, and converted or not, where that is called)" in starred
+    assert "see the call-site marker" not in starred
+    unknown = convert("from nvidia.dali.plugin.pytorch import DALIGenericIterator\n\n"
+                      "def wrap(pipes, **kwargs):\n    return DALIGenericIterator(*pipes, **kwargs)\n", header="")
+    assert "see the call-site marker" in unknown  # `*pipes` is not the function's own *args: nothing to say
+
+
+_ITERATOR = "from nvidia.dali.plugin.pytorch import DALIClassificationIterator, LastBatchPolicy\n"
+
+
+def test_an_iterator_over_a_function_of_an_imported_module_says_where_the_pipeline_is():
+    # cupid's inference notebook: the pipeline function lives in the project's dali/dali_infer.py
+    src = ("import dali.dali_infer as dali\n" + _ITERATOR +
+           "pipeline = dali.infer_pipe(batch_size=128, num_threads=16, external_data=infer_iter)\n"
+           "pii = DALIClassificationIterator(pipeline, last_batch_padded=True, last_batch_policy=LastBatchPolicy.PARTIAL)\n")
+    out = convert(src, header="")
+    assert ("PyTorch iterator not converted (its pipeline comes from dali.infer_pipe(), imported from dali.dali_infer: "
+            "dali-migrate converts one file at a time") in out
+    assert "see the call-site marker" not in out
+    dotted_import = convert(src.replace("import dali.dali_infer as dali", "import loaders.dali").replace("dali.infer_pipe(", "loaders.dali.infer_pipe("), header="")
+    assert "its pipeline comes from loaders.dali.infer_pipe(), imported from loaders.dali:" in dotted_import
+    from_import = convert(src.replace("import dali.dali_infer as dali", "from project import dali"), header="")
+    assert "its pipeline comes from dali.infer_pipe(), imported from project:" in from_import
+    # `dali` bound again in the file: which module's function it is cannot be told
+    rebound = convert(src.replace("pipeline = ", "dali = make_dali()\npipeline = "), header="")
+    assert "imported from" not in rebound and "see the call-site marker" in rebound
+
+
+def test_an_iterator_over_a_pipeline_kept_on_self_says_what_made_it():
+    method_pipe = convert(
+        "from nvidia.dali import fn, pipeline_def\nfrom nvidia.dali.plugin.pytorch import DALIGenericIterator\n\n"
+        "class Loader:\n    def __init__(self, root):\n        self.root = root\n        self.pipeline = self._create_pipeline()\n"
+        "        self.pipeline.build()\n        self.it = DALIGenericIterator([self.pipeline], ['rgb'], reader_name='Reader')\n\n"
+        "    @pipeline_def(batch_size=4, num_threads=2, device_id=0)\n    def _create_pipeline(self):\n"
+        "        return fn.readers.file(file_root=self.root, name='Reader')[0]\n", header="")
+    assert "(its pipeline, self._create_pipeline, is not converted: its marker says why)" in method_pipe
+    assert "pipeline defined as a method" in method_pipe
+    with_pipe = convert(
+        "from nvidia.dali import fn\nfrom nvidia.dali.pipeline import Pipeline\nfrom nvidia.dali.plugin.pytorch import DALIGenericIterator\n\n"
+        "class Data:\n    def __init__(self, root):\n        self.pipeline = None\n        self.root = root\n\n"
+        "    def get_pipeline(self, shard):\n        pipeline = Pipeline(batch_size=4, num_threads=2, device_id=0)\n"
+        "        with pipeline:\n            a, _ = fn.readers.file(file_root=self.root, shard_id=shard, num_shards=2, name='data')\n"
+        "            b, _ = fn.readers.file(file_root=self.root, name='label')\n            pipeline.set_outputs(a, b)\n"
+        "        return pipeline\n\n"
+        "    def start(self):\n        self.pipeline = self.get_pipeline(0)\n        self.pipeline.build()\n"
+        "        self.iterator = DALIGenericIterator([self.pipeline], ['data', 'label'], reader_name='data')\n", header="")
+    assert ("(its pipeline is made by self.get_pipeline(), with Pipeline(...) and `with`, which is not converted: "
+            "the marker there says why)") in with_pipe
+    assert "several readers" in with_pipe
+
+
+def test_an_iterator_over_a_factorys_list_or_a_data_iterator_says_what_made_it():
+    factory = convert(
+        "from nvidia.dali import fn\nfrom nvidia.dali.pipeline import Pipeline\nfrom nvidia.dali.plugin.paddle import DALIGenericIterator\n\n"
+        "def create_pipeline(root, device_id):\n    pipeline = Pipeline(4, 2, device_id)\n    with pipeline:\n"
+        "        a, _ = fn.readers.file(file_root=root, name='Reader')\n        b, _ = fn.readers.file(file_root=root)\n"
+        "        pipeline.set_outputs(a, b)\n    return pipeline\n\n"
+        "def main(root):\n    pipelines = [create_pipeline(root, i) for i in range(2)]\n"
+        "    return DALIGenericIterator(pipelines, ['a', 'b'], reader_name='Reader')\n", header="")
+    assert ("Paddle iterator not converted (its pipelines are made by create_pipeline(), with Pipeline(...) and `with`, "
+            "which is not converted: the marker there says why)") in factory
+    data_iterator = convert(
+        "from nvidia.dali import fn\nfrom nvidia.dali.plugin.jax import data_iterator\nfrom nvidia.dali.plugin import jax as dax\n\n"
+        "@data_iterator(output_map=['x'], reader_name='R')\ndef it(root):\n    return fn.readers.file(file_root=root, name='R')[0]\n\n"
+        "def main(root):\n    pipe = it(root, batch_size=4)\n    return dax.DALIGenericIterator(pipe, output_map=['x'], reader_name='R')\n", header="")
+    assert ("JAX iterator not converted (its pipeline comes from it(), a @data_iterator function, which is not converted: "
+            "its marker says what to do)") in data_iterator
+
+
+def test_an_iterator_over_a_variable_holding_pipeline_classes_names_them():
+    out = convert(_UNCONVERTED + "class ValPipe(TrainPipe):\n    pass\n\n"
+                  "def loader(root, train):\n    pipe_class = None\n    if train:\n        pipe_class = TrainPipe\n"
+                  "    else:\n        pipe_class = ValPipe\n    pipe = pipe_class(root, False)\n    pipe.build()\n"
+                  "    return DALIClassificationIterator(pipe, reader_name='Reader')\n", header="")
+    assert ("(its pipeline is made by pipe_class(...), which holds TrainPipe or ValPipe here: they are not converted: "
+            "their markers say why)") in out
+    assert out.count("[legacy-pipeline] not converted") >= 2
+    other = convert(_UNCONVERTED + "def loader(root, train):\n    pipe_class = TrainPipe if train else make_class()\n"
+                    "    pipe = pipe_class(root, False)\n    return DALIClassificationIterator(pipe, reader_name='Reader')\n", header="")
+    assert "holds" not in other
