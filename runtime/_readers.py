@@ -102,11 +102,11 @@ class Reader:
             # the equivalence checker computed from the original pipeline) wins over seed=, since
             # converted code passes the pipeline's seed where the pipeline derived one from it.
             frame = sys._getframe(1)
-            mapped = session.mapped(frame)
+            mapped = session.mapped(frame, self._schema_name)
             if mapped is not None:
                 static["seed"] = mapped
             elif "seed" not in static:
-                static["seed"] = session.seed_for(frame)
+                static["seed"] = session.seed_for(frame, self._schema_name)
         self._static = static
         self._op = None
         self._op_backend = None

@@ -9,8 +9,9 @@ keeps a Philox generator seeded once and advanced every run.
 So one persistent backend operator per call site, built with the seed the pipeline would have
 given it, reproduces the pipeline's draws bit for bit. `pipeline_compat(seed=S)` does that:
 call sites take seeds from the sequence in first-call order (= pipeline order for straight-line
-code), or from an explicit mapping `site_seeds` (what the equivalence checker computes from the
-built original pipeline).
+code), or from an explicit mapping `site_seeds`. The equivalence checker pushes a session of its
+own (dali_migrate/verify/run.py) that hands out the built original pipeline's seeds per operator
+kind, which is why sessions are told each call site's schema.
 """
 
 import contextlib
@@ -107,8 +108,11 @@ class PipelineCompat:
                 return self._site_seeds[k]
         return None
 
-    def mapped(self, frame):
-        """The seed an explicit site mapping gives this call site (by location only), else None."""
+    def mapped(self, frame, schema=None):
+        """The seed an explicit site mapping gives this call site (by location only), else None.
+
+        schema (here and in seed_for): the operator's schema name, for sessions that hand out
+        seeds per operator kind (the equivalence checker's)."""
         if not self._site_seeds:
             return None
         fn, line, col = site_description(frame)
@@ -117,7 +121,11 @@ class PipelineCompat:
                 return self._site_seeds[k]
         return None
 
-    def seed_for(self, frame):
+    def brought_seed(self, frame, schema):
+        """A seeded call site that passed its own seed= (it keeps it); sessions that count the
+        call sites of each operator kind (the equivalence checker's) take note."""
+
+    def seed_for(self, frame, schema=None):
         key = site_key(frame)
         seed = self.assigned.get(key)
         if seed is None:
@@ -179,10 +187,12 @@ def resolve(d, frame, explicit_seed, rng):
     if explicit_seed is not None:
         if frame is None:
             return None, None
+        if session is not None:
+            session.brought_seed(frame, d.schema_name)
         return (None, site_key(frame), d.schema_name, explicit_seed), explicit_seed
     if session is None or frame is None:
         return None, None
-    seed = session.seed_for(frame)
+    seed = session.seed_for(frame, d.schema_name)
     return (session, site_key(frame), d.schema_name), seed
 
 

@@ -2,9 +2,12 @@
 
 The converted side runs on dali_migrate.runtime in pipeline-compatible random mode: each random
 call site of the converted code gets the seed the built original pipeline gave the operator it
-came from. Operators are matched in order, per operator: the k-th random operator X created by
-the original function is the k-th call of X in the converted function's text (the codemod keeps
-the order of operator calls).
+came from. Operators are matched in order, per operator kind, among those that actually ran: the
+k-th random operator X the original function created is the k-th call site of X the converted
+code ran (the codemod keeps the order of operator calls). An operator in a branch the pipeline
+did not take was never created, and its converted call never runs, so it takes no one's seed.
+Where the order cannot be trusted (see _RunOrderSeeds.unmatched), a difference is reported as
+not checked rather than as a difference.
 
 Needs DALI and numpy; imported only by ``dali-migrate verify`` and ``dali_migrate.testing``.
 """
@@ -23,14 +26,14 @@ from typing import Optional
 
 import libcst as cst
 import numpy as np
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from dali_migrate.catalog import load as load_catalog
-from dali_migrate.cst_util import dotted
 from dali_migrate.dali_imports import collect
 from dali_migrate.device_cpu import to_cpu
 from dali_migrate.engine import convert_source
 from dali_migrate.pipeline_analysis import pipeline_decorator
+from dali_migrate.runtime import _seeds
+from dali_migrate.runtime._seeds import PipelineCompat, pipeline_seeds, site_description, site_key
 from dali_migrate.verify.compare import Mismatch, compare_iteration
 from dali_migrate.verify.slicing import SliceError, slice_source
 
@@ -218,8 +221,6 @@ def _build_original(module, name: str, path: Path, opts: Options, settings: dict
 
 def _original_seeds(pipe, records: list, seed: int) -> list:
     """[(canonical schema, line, seed)] for every seeded operator, in creation order."""
-    from dali_migrate.runtime._seeds import pipeline_seeds
-
     catalog = _canonical_schemas()
     by_instance = {id(inst): (schema, line, explicit) for inst, schema, line, explicit in records}
     seeds = pipeline_seeds(seed)
@@ -236,7 +237,7 @@ def _original_seeds(pipe, records: list, seed: int) -> list:
             given[id(inst)] = seeds[k]
             k += 1
     # Every seeded operator the function created, in creation order; one the pipeline pruned
-    # (its output unused) got no seed (None) but still has its call in the converted code, so it
+    # (its output unused) got no seed (None) but its call still runs in the converted code, so it
     # must keep its place when calls are matched in order.
     out = []
     for inst, schema_cls, line, explicit in records:
@@ -256,64 +257,119 @@ def _canonical_schemas() -> dict:
     return table
 
 
-def _ndd_schemas() -> dict:
-    cat = load_catalog()
-    canonical = _canonical_schemas()
-    table = {}
-    for op in cat.all():
-        if op.ndd_name and op.ndd_name not in table:
-            table[op.ndd_name] = canonical.get(op.schema, op.schema)
-    return table
-
-
 # -- the converted side -----------------------------------------------------------------------
 
 
-def _converted_sites(text: str, name: str, path: Path) -> list:
-    """[(canonical schema, (file, line, col))] of the converted function's operator calls, in text order."""
-    wrapper = MetadataWrapper(cst.parse_module(text))
-    positions = wrapper.resolve(PositionProvider)
-    module = wrapper.module
-    ndd_aliases = {local for local, q in collect(module).aliases.items() if q == "nvidia.dali.experimental.dynamic"}
-    ndd_aliases |= {"ndd"} if not ndd_aliases else set()
-    table = _ndd_schemas()
-    func = next((s for s in module.body if isinstance(s, cst.FunctionDef) and s.name.value == name), None)
-    if func is None:
-        raise VerifyError(f"the converted code has no function {name}")
-    found = []
-
-    class _V(cst.CSTVisitor):
-        def visit_Call(self, node):
-            path_ = dotted(node.func)
-            if not path_ or "." not in path_:
-                return
-            head, rest = path_.split(".", 1)
-            if head in ndd_aliases and rest in table:
-                pos = positions[node].start
-                found.append((table[rest], (str(path), pos.line, pos.column)))
-
-    func.visit(_V())
-    return found
+@dataclasses.dataclass
+class _Site:
+    schema: str
+    where: tuple  # (file, line, col) in the converted code
+    iteration: int  # the iteration it first ran in
+    original: Optional[tuple]  # (line in the original, seed) of the operator whose place it took
 
 
-def _match_seeds(original: list, converted: list) -> tuple:
-    site_seeds = {}
-    notes = []
-    queues: dict = {}
-    for schema, line, seed in original:
-        queues.setdefault(schema, []).append(seed)
-    used: dict = {}
-    for schema, site in converted:
-        queue = queues.get(schema, [])
-        i = used.get(schema, 0)
-        if i < len(queue):
-            if queue[i] is not None:  # None: pruned in the original, its value is never used
-                site_seeds[site] = queue[i]
-            used[schema] = i + 1
-    for schema, queue in queues.items():
-        if used.get(schema, 0) != len(queue):
-            notes.append(f"note: the original has {len(queue)} seeded {schema} operator(s), the converted code {used.get(schema, 0)}")
-    return site_seeds, notes
+class _RunOrderSeeds(PipelineCompat):
+    """Pipeline-compatible session that gives each random call site of the converted code, when
+    it first runs, the seed of the original's next operator of the same kind, in creation order.
+
+    Both sides count what ran: the original's operators are the instances its Python code created
+    (a branch it did not take created none), the converted code's call sites the calls it made (a
+    branch it did not take makes none), so no text order is assumed. Readers take the mapped
+    seed over their seed= (the codemod passes the pipeline's seed where the pipeline derived one);
+    an operator call with its own seed= keeps it but still takes its place.
+    """
+
+    def __init__(self, seed, original: list, canonical: dict):
+        super().__init__(seed)
+        self.iteration = 0
+        self._original = original
+        self._canonical = canonical
+        self.sites: dict = {}  # runtime site key -> _Site, in first-run order
+
+    def _of_kind(self, schema) -> list:
+        return [(line, s) for sch, line, s in self._original if sch == schema]
+
+    def _match(self, frame, schema) -> _Site:
+        key = site_key(frame)
+        with self.lock:
+            site = self.sites.get(key)
+            if site is None:
+                schema = self._canonical.get(schema, schema)
+                k = sum(1 for s in self.sites.values() if s.schema == schema)
+                originals = self._of_kind(schema)
+                original = originals[k] if k < len(originals) else None
+                site = self.sites[key] = _Site(schema, site_description(frame), self.iteration, original)
+        return site
+
+    def mapped(self, frame, schema=None):
+        site = self._match(frame, schema)
+        return site.original[1] if site.original is not None else None
+
+    def brought_seed(self, frame, schema):
+        self._match(frame, schema)
+
+    def seed_for(self, frame, schema=None):
+        site = self._match(frame, schema)
+        if site.original is not None and site.original[1] is not None:
+            return site.original[1]
+        # No seed of the original's to take (an operator it pruned, or one it does not have):
+        # any seed will do, the pipeline's next one as in plain pipeline-compatible mode.
+        return super().seed_for(frame)
+
+    def _ran(self) -> dict:
+        kinds: dict = {}
+        for site in self.sites.values():
+            kinds.setdefault(site.schema, []).append(site)
+        return kinds
+
+    def unmatched(self) -> list:
+        """Why the calls of some operator kind may have taken the seeds of the wrong operators.
+
+        Certain: a kind that ran as many call sites as the original created operators, all in the
+        first iteration (the codemod keeps the order of operator calls), or one the original does
+        not have (no seed of its to give). Otherwise (a helper or a loop that makes several
+        operators from one call site, a call missing or added, a call that first ran later,
+        inside a branch on data) the pairing is a guess.
+        """
+        reasons = []
+        for schema, sites in self._ran().items():
+            originals = self._of_kind(schema)
+            n = len(originals)
+            if n == 0:
+                continue
+            lines = ", ".join(str(line) for line, _ in originals)
+            calls = ", ".join(_where(s) for s in sites)
+            if len(sites) != n:
+                reasons.append(
+                    f"the original created {n} {schema} operator(s) (line(s) {lines} of the original), "
+                    f"the converted code ran {len(sites)} call site(s) of it ({calls} of the converted code)"
+                )
+            elif n > 1 and any(s.iteration > 0 for s in sites):
+                late = next(s for s in sites if s.iteration > 0)
+                reasons.append(
+                    f"the {schema} call at {_where(late)} of the converted code first ran in iteration "
+                    f"{late.iteration}, so its place among the original's {n} (line(s) {lines}) is not known"
+                )
+        return reasons
+
+    def notes(self) -> list:
+        ran = {schema: len(sites) for schema, sites in self._ran().items()}
+        counts: dict = {}
+        for schema, _, _ in self._original:
+            counts[schema] = counts.get(schema, 0) + 1
+        for schema in ran:
+            counts.setdefault(schema, 0)
+        return [
+            f"note: the original has {n} seeded {schema} operator(s), the converted code ran {ran.get(schema, 0)} call site(s) of it"
+            for schema, n in counts.items()
+            if ran.get(schema, 0) != n
+        ]
+
+
+def _where(site: _Site) -> str:
+    file, line, _ = site.where
+    # The converted code is loaded from a temporary converted.py; a helper module keeps its name.
+    return f"line {line}" if Path(file).name == "converted.py" else f"{file}:{line}"
 
 
 # -- outputs -----------------------------------------------------------------------------------
@@ -406,9 +462,9 @@ def verify(opts: Options) -> Verdict:
         was_installed = rt.installed()
         rt.install()
         try:
-            converted_mod, converted_path = _load_module(converted_text, "converted", directory, tmp)
-            site_seeds, notes = _match_seeds(seeded, _converted_sites(converted_text, name, converted_path))
-            with rt.pipeline_compat(seed=seed, site_seeds=site_seeds):
+            converted_mod, _ = _load_module(converted_text, "converted", directory, tmp)
+            session = _RunOrderSeeds(seed, seeded, _canonical_schemas())
+            with _compat_session(session):
                 try:
                     gen = getattr(converted_mod, name)(*opts.args, **opts.params, **settings)
                 except Exception as e:
@@ -418,14 +474,35 @@ def verify(opts: Options) -> Verdict:
                         ref = _original_outputs(pipe.run())
                     except Exception as e:
                         raise VerifyError(f"the original pipeline failed at iteration {it}: {type(e).__name__}: {e}") from None
+                    session.iteration = it
                     try:
                         got = _converted_outputs(next(gen))
                     except Exception as e:
                         raise VerifyError(f"the converted code failed at iteration {it}: {type(e).__name__}: {e}") from None
                     mismatch = compare_iteration(it, ref, got, opts.rtol, opts.atol, producers)
                     if mismatch is not None:
-                        return Verdict(False, it + 1, len(ref), mismatch, notes)
+                        unmatched = session.unmatched()
+                        if unmatched:
+                            # The seeds may be what differs, not the conversion: saying NOT
+                            # equivalent would be a guess.
+                            raise VerifyError(
+                                "cannot match random operators of the original to the converted code's calls: "
+                                + "; ".join(unmatched)
+                                + f". The difference found ({mismatch.describe()}) may come from seeds given "
+                                "to the wrong calls: not checked"
+                            )
+                        return Verdict(False, it + 1, len(ref), mismatch, session.notes())
         finally:
             if not was_installed:
                 rt.uninstall()
-    return Verdict(True, n, len(ref), None, notes)
+    return Verdict(True, n, len(ref), None, session.notes())
+
+
+@contextlib.contextmanager
+def _compat_session(session):
+    """rt.pipeline_compat with our own session (it makes a plain one)."""
+    _seeds._global_stack.append(session)
+    try:
+        yield session
+    finally:
+        _seeds._global_stack.remove(session)
