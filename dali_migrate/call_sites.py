@@ -89,6 +89,13 @@ class Plan:
     #: parameters of functions of the file that get this pipeline function and make pipelines with
     #: it (pipe_params.ParamAlias)
     param_aliases: list = dataclasses.field(default_factory=list)
+    #: variables of functions of the file that hold this pipeline or others before one is made
+    #: (pipe_choices.ChoiceAlias)
+    choice_aliases: list = dataclasses.field(default_factory=list)
+    #: the pipelines such a variable may hold besides this one: converted together or not at all
+    chosen_with: set = dataclasses.field(default_factory=set)
+    #: ChoiceAlias key -> ids of the nodes whose rewrites following that variable planned
+    chosen_rewrites: dict = dataclasses.field(default_factory=dict)
 
 
 def _rules_for(rules, receiver: str) -> dict:
@@ -352,7 +359,7 @@ def plan(module, parents: Parents, pipelines: dict, rules, ndd: str, numpy: Opti
     pipe_rules.update({("iterator", k): v for k, v in _rules_for(rules, "iterator").items()})
     pipe_rules.update({("attribute", k): v for k, v in _rules_for(rules, "pipeline-attribute").items()})
     batch_rules = _rules_for(rules, "batch")
-    from dali_migrate import pipe_lists, pipe_params
+    from dali_migrate import pipe_choices, pipe_lists, pipe_params
 
     pipe_vars: dict = {}  # id(scope) -> names of variables holding a converted pipeline
     made: dict = {}  # id(scope) -> (scope, {variable: [(pipeline, call)]})
@@ -384,7 +391,8 @@ def plan(module, parents: Parents, pipelines: dict, rules, ndd: str, numpy: Opti
         made_by: dict = {}  # factory -> (its FunctionDef, Made: how what it returns was made) or None
         for callee in follow:
             # a loop's variable holding each pipeline of a list in turn: its calls make this pipeline too
-            alias = callee if isinstance(callee, (pipe_lists.ClassAlias, pipe_params.ParamAlias)) else None
+            alias = callee if isinstance(callee, (pipe_lists.ClassAlias, pipe_params.ParamAlias, pipe_choices.ChoiceAlias)) else None
+            planned, followed = set(p.rewrites), len(follow)
             constructs = callee == name or alias is not None
             label = callee if isinstance(callee, str) else alias.label if alias else f"self.{callee.name}()"
             refs = _references(callee, parents) if isinstance(callee, str) else callee.refs
@@ -446,6 +454,16 @@ def plan(module, parents: Parents, pipelines: dict, rules, ndd: str, numpy: Opti
                             p.param_aliases.append(passed)
                             follow.append(passed)
                         continue
+                    # `pipe_class = P` (or Q) in a function that then calls `pipe_class(...)`: follow the variable
+                    chosen = pipe_choices.choice_alias(ref, parents)
+                    if isinstance(chosen, tuple):
+                        p.blockers.append(chosen)
+                        continue
+                    if chosen is not None:
+                        if chosen not in p.choice_aliases:
+                            p.choice_aliases.append(chosen)
+                            follow.append(chosen)
+                        continue
                     # `pipe_types = [[P, (0, 999)], ...]` and a loop making each: follow the loop's variable
                     aliases = pipe_lists.class_aliases(ref, parents)
                     if isinstance(aliases, tuple):
@@ -505,11 +523,18 @@ def plan(module, parents: Parents, pipelines: dict, rules, ndd: str, numpy: Opti
                     _note_factory(made_by, factory, scope, _made_at(callee, call, name, made_by), stmt, parents, p)
                     if factory not in follow:
                         follow.append(factory)
+            if isinstance(callee, pipe_choices.ChoiceAlias):
+                p.chosen_rewrites[callee.key] = set(p.rewrites) - planned
+                if len(follow) > followed:
+                    # what its callers do with a chosen pipeline is planned later, not compared between the choices
+                    p.blockers.append((callee.func, f"{callee.func.name.value}() returns the pipeline it makes through `{callee.name}`: "
+                                                    f"dali-migrate does not follow a chosen pipeline out of the function; convert by hand"))
         for cls, attr, assigns in stores.values():
             _plan_member(cls, attr, assigns, parents, info, make_site, scope_pipes, pipe_vars, pipe_rules, batch_rules, p)
     _check_handoffs(plans, parents)
     pipe_lists.check_class_lists(plans, parents)
     pipe_params.check_param_aliases(plans, parents)
+    pipe_choices.check_choice_aliases(plans, pipelines, parents)
     _share_blockers(plans)
     return plans
 
@@ -603,6 +628,11 @@ def _share_blockers(plans: dict) -> None:
                     break
                 if other is not p and other.blockers and other_name in p.share_with:
                     p.blockers.append((None, f"is passed to a function of this file that also gets pipeline {other_name}, which is not converted"))
+                    changed = True
+                    break
+                if other is not p and other.blockers and other_name in p.chosen_with:
+                    p.blockers.append((None, f"is chosen through one variable with pipeline {other_name}, which is not converted "
+                                             f"(the code after the choice serves both)"))
                     changed = True
                     break
                 if other is not p and other.blockers and other_name in p.together:
