@@ -123,7 +123,19 @@ def one_line(node: cst.CSTNode) -> str:
 def first_line(stmt: cst.CSTNode) -> str:
     """The first line of a statement's source, without the comment lines above it: how a marker
     names a compound statement (``if dali_cpu:``)."""
-    return code(stmt.with_changes(leading_lines=[])).strip().splitlines()[0]
+    stmt = stmt.with_changes(leading_lines=[])
+    body = getattr(stmt, "body", None)
+    if isinstance(body, cst.IndentedBlock) and body.body:
+        # The line ends in the header (the block's own header holds its newline), so the block's
+        # statements, and the branches after it, need not be printed: a marker naming an `if` of
+        # a long __init__ printed all of it (issue 6).
+        stmt = stmt.with_changes(body=body.with_changes(body=[_PASS_LINE]))
+        if isinstance(stmt, (cst.If, cst.For, cst.While)):
+            stmt = stmt.with_changes(orelse=None)
+    return code(stmt).strip().splitlines()[0]
+
+
+_PASS_LINE = cst.SimpleStatementLine([cst.Pass()])
 
 
 def one_line_statement(stmt: cst.CSTNode) -> str:

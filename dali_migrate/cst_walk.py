@@ -175,6 +175,9 @@ def children_tuple(node: cst.CSTNode) -> tuple:
     return hit[1]
 
 
+_entered: dict = {}  # not_into -> {type: whether walk enters its nodes} (issubclass on libcst's ABCs is slow)
+
+
 def walk(node: cst.CSTNode, *, not_into: tuple = ()) -> Iterator[cst.CSTNode]:
     """Every node under ``node`` (itself first), in pre-order; nodes of the ``not_into`` types are
     met but not entered."""
@@ -183,7 +186,9 @@ def walk(node: cst.CSTNode, *, not_into: tuple = ()) -> Iterator[cst.CSTNode]:
     stack = [node]
     pop, push, get = stack.pop, stack.extend, cache.get
     fields_of = _fields
-    enter: dict = {}
+    enter = _entered.get(not_into) if not_into else None
+    if enter is None and not_into:
+        enter = _entered[not_into] = {}
     while stack:
         cur = pop()
         yield cur
@@ -245,4 +250,50 @@ def names(node: cst.CSTNode) -> set:
         elif fields_of.get(tp, True):  # (not a leaf by type)
             hit = get(id(cur))
             push(hit[1] if hit is not None else children_tuple(cur))
+    return out
+
+
+_every_field: dict = {}  # node type -> all its child fields (whitespace too), in visiting order
+_is_node: dict = {}  # type -> whether it is a CSTNode (isinstance on libcst's ABC is slow)
+
+
+def comments(node: cst.CSTNode) -> list:
+    """Every ``Comment`` in ``node``, in the order a ``CSTVisitor`` meets them (source order).
+
+    Comments live in whitespace, which :func:`walk` does not enter; a visitor would find them at the
+    cost of rebuilding every node of ``node``. This walk enters every field instead."""
+    out = []
+    stack = [node]
+    pop, push = stack.pop, stack.extend
+    every, is_node = _every_field, _is_node
+    Comment = cst.Comment
+    while stack:
+        cur = pop()
+        tp = type(cur)
+        if tp is Comment:
+            out.append(cur)
+            continue
+        fields = every.get(tp)
+        if fields is None:
+            fields = every[tp] = tuple(dict.fromkeys(_VISIT_CALL.findall(inspect.getsource(tp._visit_and_replace_children))))
+        kids = []
+        for name in fields:
+            value = getattr(cur, name)
+            vt = type(value)
+            if vt is tuple or vt is list:
+                for v in value:
+                    t = type(v)
+                    k = is_node.get(t)
+                    if k is None:
+                        k = is_node[t] = issubclass(t, cst.CSTNode)
+                    if k:
+                        kids.append(v)
+            else:
+                k = is_node.get(vt)
+                if k is None:
+                    k = is_node[vt] = issubclass(vt, cst.CSTNode)
+                if k:
+                    kids.append(value)
+        kids.reverse()  # last first, so that the first is met next
+        push(kids)
     return out

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import gc
 import re
 from typing import Optional
 
@@ -94,16 +95,30 @@ def convert_source(source: str, *, path: str = "<string>", config: Optional[Conf
 
     ``used_elsewhere``: {module-level name: where another file imports it}; what those names
     define is left as it was (imported_elsewhere.py)."""
+    # Python's cycle collector is paused for the conversion (issue 6): a conversion keeps every
+    # tree it makes alive until it ends, so each collection only walks, and moves to an older
+    # generation, nodes that are all still in use; that was about a third of a conversion's time.
+    # The few cycles a conversion leaves are collected once the collector runs again.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _convert_source(source, path=path, config=config, used_elsewhere=used_elsewhere)
+    finally:
+        if enabled:  # (left off if the caller had turned it off, or a nested call is still running)
+            gc.enable()
+
+
+def _convert_source(source: str, *, path: str, config: Optional[Config], used_elsewhere: Optional[dict]) -> ConversionResult:
     config = config or Config()
     cut = _comment_tail(source)
     try:
         module = cst.parse_module(source[:cut])
     except cst.ParserSyntaxError as e:
         raise ConversionError(f"does not parse: {e.message}", line=e.raw_line) from None
-    names = collect(module)
-    if not names.any_dali:
-        return ConversionResult(source=source, output=source, markers=markers.scan(source, config.marker_prefix))
     with cst_walk.caching():  # what is learnt about the file's nodes lives as long as this conversion
+        names = collect(module)  # (its walk's children are kept for the conversion's next walks)
+        if not names.any_dali:
+            return ConversionResult(source=source, output=source, markers=markers.scan(source, config.marker_prefix))
         converter = _convert_with_legacy(module, names, config, used_elsewhere or {})
         output = converter.run() + source[cut:]
     return ConversionResult(
@@ -160,7 +175,7 @@ def _convert_with_legacy(module: cst.Module, names, config: Config, used_elsewhe
             # normalizes the file to the same module, so another pass would only repeat this one
             break
     converter.left += len(reasons)  # legacy pipelines left as they were count as left too
-    fed = tf_consumers.fed_to_tf(module, names, parents_mod.build(module)) if reasons else {}
+    fed = tf_consumers.fed_to_tf(module, names, parents_mod.build(module)) if reasons and tf_consumers.may_feed_tf(names) else {}
     for item, why in reasons.values():
         anchor = item.find_anchor(converter.module)
         use = fed.get(item.name) if item.kind == "class" else fed.get(id(_pipeline_call(item.find_anchor(module))))
@@ -778,7 +793,7 @@ def _add_definition(module: cst.Module, text: str) -> cst.Module:
     body = list(module.body)
     anchor = -1
     for i, stmt in enumerate(body):
-        if defined & names_in(stmt):
+        if defined & cst_walk.remembered(names_in, stmt):  # (asked again for each definition added)
             break
         if _is_import_line(stmt):
             anchor = i
@@ -822,8 +837,17 @@ def _names_outside_imports_indexed(index) -> set:
 
 
 def _names_outside_imports(module: cst.Module) -> set:
+    # per top-level statement, kept for the conversion: the file before and after, and after each
+    # definition added, share most of their statements
     found: set = set()
-    stack = [module]
+    for stmt in module.body:
+        found |= cst_walk.remembered(_names_outside_imports_in, stmt)
+    return found
+
+
+def _names_outside_imports_in(node: cst.CSTNode) -> set:
+    found: set = set()
+    stack = [node]
     while stack:
         node = stack.pop()
         tp = type(node)

@@ -184,6 +184,21 @@ def _calls(node):
     return (n for n in cst_walk.walk(node) if type(n) is cst.Call)
 
 
+def _self_attrs(node) -> set:
+    """Names of the ``self.<name>`` attributes in ``node`` (as ``m.findall(node,
+    m.Attribute(value=m.Name("self")))`` finds them, without a visitor's rebuilding of every node
+    it passes: each class asks this of every statement of its methods)."""
+    return {
+        n.attr.value for n in cst_walk.walk(node)
+        if type(n) is cst.Attribute and type(n.value) is cst.Name and n.value.value == "self"
+    }
+
+
+def _has_any(node, kinds: tuple) -> bool:
+    """Whether ``node`` holds a node of one of the ``kinds`` (``bool(m.findall(...))`` for type matchers)."""
+    return any(type(n) in kinds for n in cst_walk.walk(node))
+
+
 def _uses_dali(stmt, names, graph_names: set) -> bool:
     if names_in(stmt) & graph_names:
         return True
@@ -702,7 +717,7 @@ def _expand_choices(graph_body: list, setup_stmts: list, choices: list, chosen: 
     an ``if`` on the same condition, the branch's operator in each branch (inside define_graph's
     own ``if`` on that condition, the operator of that branch); operators are then
     ``self.<synthetic member>``."""
-    if {a.attr.value for a in m.findall(cst.Module(body=setup_stmts), m.Attribute(value=m.Name("self")))} & set(chosen):
+    if set().union(*map(_self_attrs, setup_stmts)) & set(chosen):
         raise _NotSimple("iter_setup uses an operator that __init__ creates under an `if`")
     tests_read = {n for c in choices for t in c.tests if t is not None for n in read_names(t)}
     changed = (_assigned(*graph_body, *setup_stmts) | _self_targets(*graph_body, *setup_stmts)) & tests_read
@@ -741,7 +756,7 @@ def _expand_choices(graph_body: list, setup_stmts: list, choices: list, chosen: 
         return None
 
     def members_in(node) -> set:
-        return {a.attr.value for a in m.findall(node, m.Attribute(value=m.Name("self"))) if a.attr.value in chosen}
+        return _self_attrs(node) & set(chosen)
 
     def substitute(node, branch_of: dict):
         class _Sub(cst.CSTTransformer):
@@ -842,26 +857,18 @@ def _self_targets(*nodes) -> set:
         elif isinstance(t, cst.StarredElement):
             target(t.value)
 
-    class _V(cst.CSTVisitor):
-        def visit_AssignTarget(self, n):
-            target(n.target)
-
-        def visit_AugAssign(self, n):
-            target(n.target)
-
-        def visit_AnnAssign(self, n):
-            target(n.target)
-
-        def visit_For(self, n):
-            target(n.target)
-
-        def visit_WithItem(self, n):
-            if n.asname is not None:
-                target(n.asname.name)
-
+    # read with cst_walk, not a visitor (which rebuilds every node it passes)
     for node in nodes:
-        node.visit(_V())
+        for n in cst_walk.walk(node):
+            kind = type(n)
+            if kind in _TARGET_HOLDERS:
+                target(n.target)
+            elif kind is cst.WithItem and n.asname is not None:
+                target(n.asname.name)
     return found
+
+
+_TARGET_HOLDERS = (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For)
 
 
 def _super_init_args(stmt, base_code: str) -> Optional[list]:
@@ -1346,14 +1353,6 @@ def _inline_helpers(body: list, helpers: dict, outer: set, later: set, used: set
     return out
 
 
-class _CommentsOf(cst.CSTVisitor):
-    def __init__(self):
-        self.found: list = []
-
-    def visit_Comment(self, node) -> None:
-        self.found.append(node)
-
-
 class _WithoutComments(cst.CSTTransformer):
     """Drops the comments inside an ``ops.X(...)`` call: they move above the statement that
     calls the operator, and a comment left inside the arguments would either vanish with the
@@ -1371,9 +1370,7 @@ class _WithoutComments(cst.CSTTransformer):
 def _comment_lines(stmt) -> list:
     """Every comment of ``stmt`` (the lines above it, those among its arguments, the one after
     it), in source order, as comment lines to go above another statement."""
-    visitor = _CommentsOf()
-    stmt.visit(visitor)
-    return [cst.EmptyLine(comment=c) for c in visitor.found]
+    return [cst.EmptyLine(comment=c) for c in cst_walk.comments(stmt)]
 
 
 def _fn_call_for_op(op_call: cst.Call, invocation: cst.Call, names, catalog) -> cst.Call:
@@ -1602,7 +1599,7 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
                 # the same operator whichever branch runs: no `if` where define_graph calls it
                 ops_members[attr] = made[0][0].visit(_WithoutComments())
                 for _, line in made:
-                    read_by_ops.update(a.attr.value for a in m.findall(line.body[0].value, m.Attribute(value=m.Name(self_name))))
+                    read_by_ops.update(_self_attrs(line.body[0].value))
                     op_comments.setdefault(attr, []).extend(_comment_lines(line))
                 continue
             branch = {}
@@ -1612,7 +1609,7 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
                     syn = fresh_name(f"{attr}__branch{k}", used_names)
                     branch[k] = syn
                     ops_members[syn] = call.visit(_WithoutComments())
-                    read_by_ops.update(a.attr.value for a in m.findall(line.body[0].value, m.Attribute(value=m.Name(self_name))))
+                    read_by_ops.update(_self_attrs(line.body[0].value))
                     op_comments.setdefault(syn, []).extend(_comment_lines(line))
             chosen[attr] = (gi, branch)
         for attr in kept:
@@ -1663,10 +1660,13 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
                     raise _NotSimple(f"self.{attr} is set again after an `if` of __init__ that reads it")
                 if isinstance(small.value, cst.Call) and names.ops_op(small.value.func):
                     # e.g. ops.BoxEncoder(anchors=self.anchors): the values it reads are locals by now
-                    ops_members[attr] = small.value.visit(_WithoutComments()).visit(
+                    # (_SelfReads rebuilds every node either way: _WithoutComments only has work where a
+                    # comment is, and most calls have none)
+                    value = small.value.visit(_WithoutComments()) if cst_walk.comments(small.value) else small.value
+                    ops_members[attr] = value.visit(
                         _SelfReads({**settings_locals, **{k: k for k in values}}, f"self.{attr} = ...")
                     )
-                    read_by_ops |= {a.attr.value for a in m.findall(small.value, m.Attribute(value=m.Name(self_name)))}
+                    read_by_ops |= _self_attrs(small.value)
                     op_comments.setdefault(attr, []).extend(_comment_lines(stmt))
                     continue
                 if attr in _SETTING_ATTRS:
@@ -1733,7 +1733,7 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
             iter_setup, locals_of, set(values), bound | set(graph_locals.values()),
             spelled | set(graph_locals.values()), used, graph_attrs, shared,
         )
-        read_by_graph = {a.attr.value for s in graph_body for a in m.findall(s, m.Attribute(value=m.Name(self_name)))}
+        read_by_graph = set().union(*map(_self_attrs, graph_body))
         if writes & read_by_graph:
             raise _NotSimple(
                 f"define_graph reads self.{sorted(writes & read_by_graph)[0]}, which iter_setup changes "
@@ -2013,6 +2013,7 @@ def normalize(module: cst.Module, names, catalog, taken: set, skip: set) -> tupl
     if not any(q in PIPELINE_CLASS or any(c.startswith(q + ".") for c in PIPELINE_CLASS) for q in names.aliases.values()):
         # neither Pipeline nor a module it is reached through (`dali.pipeline.Pipeline`) is imported
         return module, found
+    written = module
     module = rewrite_classes(module, names, catalog, found, skip, frozenset(taken))
     # rewrite_with_blocks changes nothing, and records nothing, in a block without a Pipeline(...)
     # assignment: only the way to each block with one is entered (a transformer that enters every
@@ -2029,4 +2030,17 @@ def normalize(module: cst.Module, names, catalog, taken: set, skip: set) -> tupl
     if enter:
         module = module.visit(_Blocks())
     module = module.with_changes(body=rewrite_with_blocks(list(module.body), names, taken, found, skip))
+    if _same_statements(module, written):
+        # nothing was rewritten: the file as written goes on, and with it what the engine has
+        # already worked out about it (its index is not made again for an equal copy: issue 6)
+        return written, found
     return module, found
+
+
+def _same_statements(new: cst.Module, old: cst.Module) -> bool:
+    return (
+        len(new.body) == len(old.body) and all(a is b for a, b in zip(new.body, old.body))
+        and new.header is old.header and new.footer is old.footer
+        and (new.encoding, new.default_indent, new.default_newline, new.has_trailing_newline)
+        == (old.encoding, old.default_indent, old.default_newline, old.has_trailing_newline)
+    )

@@ -285,9 +285,17 @@ def _helpers_with_ops(module: cst.Module, names: DaliNames) -> dict:
     found = {}
     for stmt in module.body:
         if isinstance(stmt, cst.FunctionDef) and pipeline_decorator(stmt, names) is None:
-            if _calls_ops_outside_pipelines(stmt, names):
+            if _builds_ops(stmt, names):
                 found[stmt.name.value] = stmt
     return found
+
+
+def _builds_ops(func: cst.FunctionDef, names: DaliNames) -> bool:
+    """:func:`_calls_ops_outside_pipelines`, kept per function for the conversion: it is asked of
+    every module-level function on every pass of the engine, and the passes keep most functions as
+    they are. (The answer is kept with the names it was worked out for; other names work it out again.)"""
+    hit = cst_walk.remembered(lambda f: (names, _calls_ops_outside_pipelines(f, names)), func, key=_calls_ops_outside_pipelines)
+    return hit[1] if hit[0] is names else _calls_ops_outside_pipelines(func, names)
 
 
 def _calls_ops_outside_pipelines(func: cst.FunctionDef, names: DaliNames) -> bool:

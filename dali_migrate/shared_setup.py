@@ -138,7 +138,9 @@ def check(info, construction: cst.Call, parents, names: set) -> None:
     params = info.func.params
     pipe_params = {q.name.value for q in [*params.posonly_params, *params.params, *params.kwonly_params]}
     module = parents.order[0]
-    imports = _imports(module)
+    # each use of the pipeline in the file asks again, of the same module and the same caller
+    # (issue 6): what is read from them is kept for the conversion
+    imports = cst_walk.remembered(_imports, module)
     own = set().union(*(_bound(s) for s in chosen))
     for stmt in chosen:
         for node in cst_walk.walk(stmt):
@@ -164,7 +166,7 @@ def check(info, construction: cst.Call, parents, names: set) -> None:
     if holder is None:
         raise NotShared("and the pipeline is not made in a function that computes them too")
     before = body[:next(i for i, s in enumerate(body) if s is holder)]
-    texts = [_text(s) for s in before]
+    texts = [cst_walk.remembered(_text, s) for s in before]
     matched, at = [], 0
     for stmt in chosen:
         want = _text(stmt)
@@ -177,7 +179,7 @@ def check(info, construction: cst.Call, parents, names: set) -> None:
         at += 1
     # Nothing else binds them: not between the statements, nor before the caller reads them, nor
     # in enclosing functions whose names the statements would read.
-    for node, bound in _binders_in(func):
+    for node, bound in cst_walk.remembered(_binders_in, func):
         clash = bound & own
         if clash and not _inside(node, matched, parents):
             raise NotShared(f"and {func.name.value}() binds `{sorted(clash)[0]}` elsewhere too")
@@ -188,7 +190,7 @@ def check(info, construction: cst.Call, parents, names: set) -> None:
     outer = func
     while outer is not None:
         if isinstance(outer, cst.FunctionDef):
-            for _, bound in _binders_in(outer):
+            for _, bound in cst_walk.remembered(_binders_in, outer):
                 if bound & read:
                     raise NotShared(f"and {outer.name.value}() binds `{sorted(bound & read)[0]}`, which they read")
         outer = parents.scope(outer)

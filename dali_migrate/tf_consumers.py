@@ -58,6 +58,13 @@ class TfUse:
         )
 
 
+def may_feed_tf(names) -> bool:
+    """Whether a name the file imports can lead to TensorFlow's plugin (``nvidia.dali.plugin.tf.X``
+    qualified through it): if none does, :func:`fed_to_tf` finds nothing, and its caller need not
+    index the file for it."""
+    return any(q.startswith(_TF) or _TF.startswith(q + ".") for q in names.aliases.values())
+
+
 def fed_to_tf(module: cst.Module, names, parents) -> dict:
     """{origin: TfUse} for the pipelines the file gives to TensorFlow's plugin. An origin is the
     name of a Pipeline subclass or @pipeline_def function of the file, or ``id()`` of a

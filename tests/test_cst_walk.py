@@ -81,3 +81,36 @@ def test_walk_matches_libcst_visitor(text):
 def test_names_are_every_identifier():
     module = cst.parse_module("import os\nx = os.path.join(y, z=1)\ndef f(a): return a\n")
     assert cst_walk.names(module) == {"os", "x", "path", "join", "y", "z", "f", "a"}
+
+
+_COMMENTED = '''
+# above
+x = f(a,  # after a
+      # own line among the arguments
+      b)  # after the call
+if x:  # after the colon
+    # inside the block
+    pass
+    # after the block's last statement
+else:
+    y = [1,  # in a list
+         2]
+'''
+
+
+@pytest.mark.parametrize("text", [_COMMENTED, EXTRA, *[p.read_text() for p in SOURCES]],
+                         ids=["commented", "extra", *[str(p.relative_to(ROOT)) for p in SOURCES]])
+def test_comments_match_libcst_visitor(text):
+    module = cst.parse_module(text)
+
+    class V(cst.CSTVisitor):
+        def __init__(self):
+            self.found = []
+
+        def visit_Comment(self, node):
+            self.found.append(node)
+
+    for node in [module, *module.body]:
+        v = V()
+        node.visit(v)
+        assert [id(c) for c in cst_walk.comments(node)] == [id(c) for c in v.found]
