@@ -4,18 +4,24 @@
   2 cores; includes interpreter start-up).
 - DALI files (~300 lines each, built by concatenating the tests/golden/*.py inputs with their
   top-level names renamed): in-process `engine.convert_source` vs a bare libcst parse + codegen
-  of the same files (goal <= 1.5x), and `--jobs 2` vs `--jobs 1` on them (goal >= 1.8x).
+  of the same files (goal <= 1.5x; also against a bare parse + codegen with Python's cycle
+  collector paused, as convert_source pauses it), and `--jobs 2` vs `--jobs 1` on them (goal >= 1.8x).
 - `--profile`: cProfile of convert_source over the DALI files, top functions.
 
 Run it in a process that has not imported DALI (benchmarks.run does): `nvidia.dali` patches an
 ABC's instance check (`nvidia/dali/_utils/hacks.py`), which slows libcst's isinstance-heavy
 visitors by ~15% in-process; the CLI never imports DALI.
 
-    python -m benchmarks.bench_codemod [--plain 5000] [--dali 16] [--profile]
+    python -m benchmarks.bench_codemod [--plain 5000] [--dali 16] [--profile] [--corpus DIR]
+
+`--corpus DIR`: the same in-process ratio over the .py files of DIR as they are (a checkout of
+real code, e.g. the corpus docs/results/realworld-corpus-manifest.json pins), instead of the
+synthetic files' dense DALI code.
 """
 
 import argparse
 import cProfile
+import gc
 import io
 import json
 import os
@@ -131,17 +137,27 @@ def time_convert_vs_parse(paths, reps=3):
 
     texts = [p.read_text() for p in paths]
     convert_source(texts[0])  # warm caches (catalog load, imports)
-    conv, parse = [], []
+    conv, parse, parse_gc_off = [], [], []
     for _ in range(reps):
         t0 = time.perf_counter()
         for t in texts:
             cst.parse_module(t).code
         parse.append(time.perf_counter() - t0)
+        # convert_source pauses Python's cycle collector while it runs (engine.py): the bare parse
+        # with the collector paused too says how much of the ratio that alone is worth
+        gc.disable()
+        try:
+            t0 = time.perf_counter()
+            for t in texts:
+                cst.parse_module(t).code
+            parse_gc_off.append(time.perf_counter() - t0)
+        finally:
+            gc.enable()
         t0 = time.perf_counter()
         for t, p in zip(texts, paths):
             convert_source(t, path=str(p))
         conv.append(time.perf_counter() - t0)
-    return statistics.median(conv), statistics.median(parse)
+    return statistics.median(conv), statistics.median(parse), statistics.median(parse_gc_off)
 
 
 def profile_convert(paths, top=25):
@@ -182,13 +198,15 @@ def measure(n_plain=5000, n_dali=16, quick=False, profile=False):
             res["plain_check_jobs1_s"] = t1
             res["plain_check_jobs2_s"] = t2
             res["plain_jobs2_speedup"] = t1 / t2
-        conv, parse = time_convert_vs_parse(dali_paths, reps=1)
+        conv, parse, parse_gc_off = time_convert_vs_parse(dali_paths, reps=1)
         res["dali_files"] = n_dali
         res["dali_mean_lines"] = lines
         res["dali_convert_s"] = conv
         res["dali_parse_codegen_s"] = parse
+        res["dali_parse_codegen_gc_off_s"] = parse_gc_off
         res["dali_convert_per_file_s"] = conv / n_dali
         res["dali_convert_over_parse"] = conv / parse
+        res["dali_convert_over_parse_gc_off"] = conv / parse_gc_off
         if ncores >= 2:
             # one run of each was at the mercy of the shared VM's drift (1.76x in one run, 1.95x
             # as the median of three alternating pairs): pairs alternate, medians compared
@@ -209,6 +227,26 @@ def measure(n_plain=5000, n_dali=16, quick=False, profile=False):
     return res
 
 
+def measure_corpus(root, reps=3):
+    """convert_source vs bare parse + codegen over the .py files under `root` (files that do not
+    parse are left out: they cost a parse and an error message, nothing else)."""
+    import libcst as cst
+
+    paths = []
+    for p in sorted(root.rglob("*.py")):
+        try:
+            cst.parse_module(p.read_text())
+        except Exception:  # noqa: BLE001 - not valid Python for libcst: not a conversion's cost
+            continue
+        paths.append(p)
+    conv, parse, parse_gc_off = time_convert_vs_parse(paths, reps=reps)
+    return {"corpus": str(root), "corpus_files": len(paths),
+            "corpus_lines": sum(p.read_text().count("\n") for p in paths),
+            "corpus_convert_s": conv, "corpus_parse_codegen_s": parse,
+            "corpus_convert_over_parse": conv / parse,
+            "corpus_convert_over_parse_gc_off": conv / parse_gc_off}
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--plain", type=int, default=5000)
@@ -216,14 +254,18 @@ def main(argv=None):
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--json", default=None, help="write the results here (and print nothing)")
+    ap.add_argument("--corpus", default=None, help="only the in-process ratio, over DIR's .py files")
     args = ap.parse_args(argv)
-    r = measure(args.plain, args.dali, quick=args.quick, profile=args.profile)
+    if args.corpus:
+        r = measure_corpus(Path(args.corpus))
+    else:
+        r = measure(args.plain, args.dali, quick=args.quick, profile=args.profile)
     if args.json:
         Path(args.json).write_text(json.dumps(r))
         return
     prof = r.pop("profile", None)
     for k, v in r.items():
-        print(f"{k:<28}{v:.3f}" if isinstance(v, float) else f"{k:<28}{v}")
+        print(f"{k:<34}{v:.3f}" if isinstance(v, float) else f"{k:<34}{v}")
     if prof:
         print(prof)
 
