@@ -400,6 +400,8 @@ def plan(module, parents: Parents, pipelines: dict, rules, ndd: str, numpy: Opti
                 parent = parents.of(ref)
                 if isinstance(parent, cst.FunctionDef) and parent.name is ref:
                     continue
+                if isinstance(parent, cst.ImportAlias) and getattr(info, "imported_from", None):
+                    continue  # `from .pipes import P` of a pipeline another file defines (imported_pipelines.py)
                 stmt = parents.statement(ref)
                 call = parent if isinstance(parent, cst.Call) and parent.func is ref else None
                 assign = parents.of(call) if call is not None else None

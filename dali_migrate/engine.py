@@ -16,7 +16,7 @@ from typing import Optional
 import libcst as cst
 import libcst.matchers as m
 
-from dali_migrate import call_sites, cst_walk, fed_inputs, helper_inlining, hidden_globals, imported_elsewhere, legacy, markers, parents as parents_mod, rules as rules_mod, templates, tf_consumers
+from dali_migrate import call_sites, cst_walk, fed_inputs, helper_inlining, hidden_globals, imported_elsewhere, imported_pipelines, legacy, markers, parents as parents_mod, rules as rules_mod, templates, tf_consumers
 from dali_migrate.catalog import load as load_catalog
 from dali_migrate.config import Config
 from dali_migrate.cst_util import code, fresh_name, names_in, with_kwarg, without_kwargs
@@ -90,11 +90,12 @@ def _comment_tail(source: str) -> int:
 
 
 def convert_source(source: str, *, path: str = "<string>", config: Optional[Config] = None,
-                   used_elsewhere: Optional[dict] = None) -> ConversionResult:
+                   used_elsewhere: Optional[dict] = None, imported: Optional[dict] = None) -> ConversionResult:
     """Return the converted text and the markers left. Raises ConversionError if it does not parse.
 
     ``used_elsewhere``: {module-level name: where another file imports it}; what those names
-    define is left as it was (imported_elsewhere.py)."""
+    define is left as it was (imported_elsewhere.py). ``imported``: {name: imported_pipelines.Imported},
+    pipelines another file of the project defines whose uses here convert with them."""
     # Python's cycle collector is paused for the conversion (issue 6): a conversion keeps every
     # tree it makes alive until it ends, so each collection only walks, and moves to an older
     # generation, nodes that are all still in use; that was about a third of a conversion's time.
@@ -102,13 +103,14 @@ def convert_source(source: str, *, path: str = "<string>", config: Optional[Conf
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return _convert_source(source, path=path, config=config, used_elsewhere=used_elsewhere)
+        return _convert_source(source, path=path, config=config, used_elsewhere=used_elsewhere, imported=imported)
     finally:
         if enabled:  # (left off if the caller had turned it off, or a nested call is still running)
             gc.enable()
 
 
-def _convert_source(source: str, *, path: str, config: Optional[Config], used_elsewhere: Optional[dict]) -> ConversionResult:
+def _convert_source(source: str, *, path: str, config: Optional[Config], used_elsewhere: Optional[dict],
+                    imported: Optional[dict] = None) -> ConversionResult:
     config = config or Config()
     cut = _comment_tail(source)
     try:
@@ -119,19 +121,20 @@ def _convert_source(source: str, *, path: str, config: Optional[Config], used_el
         names = collect(module)  # (its walk's children are kept for the conversion's next walks)
         if not names.any_dali:
             return ConversionResult(source=source, output=source, markers=markers.scan(source, config.marker_prefix))
-        converter = _convert_with_legacy(module, names, config, used_elsewhere or {})
+        converter = _convert_with_legacy(module, names, config, used_elsewhere or {}, imported)
         output = converter.run() + source[cut:]
     return ConversionResult(
         source=source,
         output=output,
         markers=markers.scan(output, config.marker_prefix),
         rewrites=converter.rewrites,
-        pipelines_converted=len(converter.converted),
+        pipelines_converted=len(converter.converted.keys() - converter.imported.keys()),
         pipelines_left=converter.left,
     )
 
 
-def _convert_with_legacy(module: cst.Module, names, config: Config, used_elsewhere: Optional[dict] = None) -> "_Converter":
+def _convert_with_legacy(module: cst.Module, names, config: Config, used_elsewhere: Optional[dict] = None,
+                         imported: Optional[dict] = None) -> "_Converter":
     """Legacy pipelines (``with pipe:``, Pipeline subclasses) are tried as synthesized @pipeline_def
     functions; each one that does not then convert completely is put back as it was, with the
     reasons, and the file is converted again without it."""
@@ -151,6 +154,7 @@ def _convert_with_legacy(module: cst.Module, names, config: Config, used_elsewhe
         converter = _Converter(normalized, names, config, original=module)
         converter.cannot_inline = cannot_inline
         converter.used_elsewhere = used_elsewhere or {}
+        converter.imported = imported or {}
         converter.run_analysis()
         failed = [
             item for item in found
@@ -207,6 +211,8 @@ class _Converter:
         self.reasons: dict = {}  # pipeline name -> why it was not converted
         self.cannot_inline: dict = {}  # pipeline name -> (helpers it calls, why they were not written into it)
         self.used_elsewhere: dict = {}  # module-level name -> where another file imports it
+        self.imported: dict = {}  # pipelines of other files converted with their uses here (imported_pipelines.py)
+        self.pipelines: dict = {}  # name -> (info, reader call, converted function), once analysed
         self._analysed = None
         self._new_numpy: Optional[str] = None
         self._pending_rewrites: dict = {}
@@ -279,6 +285,8 @@ class _Converter:
         if self._analysed is not None:
             return
         pipelines = self._analyse_pipelines()
+        imported_pipelines.inject(self, pipelines)  # another file's pipelines whose uses here convert with them
+        self.pipelines = pipelines
         readers = {name: conv[1] for name, conv in pipelines.items()}
         infos = {name: conv[0] for name, conv in pipelines.items()}
         plans = call_sites.plan(
@@ -307,10 +315,12 @@ class _Converter:
             if self._runs_caught(plan) and not fed_inputs.is_fed(info):
                 # (a fed pipeline becomes a function: a call that raised does not end it)
                 new_func = self._resumable(new_func)
-            self.replace[id(info.func)] = new_func
+            if name not in self.imported:  # (another file's pipeline: that file converts its definition)
+                self.replace[id(info.func)] = new_func
             site_rewrites.update(plan.rewrites)
             self.helpers.update(plan.helpers)
-            self.helpers.update(info.helpers)
+            if name not in self.imported:
+                self.helpers.update(info.helpers)
             self.converted_statements |= plan.converted_statements
             drops.update(plan.drop_kwargs)
             for key, kws in plan.none_kwargs.items():
@@ -730,7 +740,8 @@ def _fix_imports(old: cst.Module, new: cst.Module, names, ndd: str, ndd_module: 
     used_after = _names_outside_imports(new)
     gone = {n for n in used_before - used_after} - set(keep)
     dali_import_ids = {id(stmt) for stmt, _ in collect(new).statements}
-    need_ndd = ndd not in names.aliases
+    # (a file whose only conversion is the uses of another file's pipeline may not need ndd)
+    need_ndd = ndd not in names.aliases and ndd in used_after
     # Only the paths to what may change are entered (a full pass rebuilds every statement of the
     # file): the DALI imports, and lines with no statement left, which are dropped. Both are
     # statements: no need to walk into expressions, or into the parts of a line or a definition

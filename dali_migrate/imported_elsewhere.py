@@ -37,6 +37,11 @@ _WHY = outside_users.WHY  # how an earlier run's markers of this kind are recogn
 
 def pipeline_reason(name: str, via: str, where: str) -> str:
     """Why pipeline ``name`` is left as it is: ``via``, which its conversion would change, is imported."""
+    one_run = getattr(where, "one_run", "")  # (imported_pipelines.Where: it converts with the importers' uses)
+    if via == name and one_run:
+        from dali_migrate.imported_pipelines import held_reason
+
+        return held_reason(where, one_run)
     if via == name:
         return (
             f"imported by {where}, {_WHY}: converted here, it would break that code. Keep it as it is, or "

@@ -52,6 +52,10 @@ class Scope:
     tops: tuple = ()
     #: a project root for every file instead of the search (scripts/corpus_rate.py: the corpus)
     root: Optional[str] = None
+    #: absolute paths of the files the run converts (None: unknown, no file but the one converted):
+    #: a pipeline converts with its uses in another file only where the run converts both
+    #: (imported_pipelines.py)
+    files: Optional[frozenset] = None
 
 
 def project_root(path, scope: Scope = Scope()) -> str:
@@ -447,27 +451,39 @@ WHY = (
 def _without_own_markers(source: str, prefix: str) -> str:
     """``source`` without the markers an earlier run left for importers: they name a line of
     another file, which may have moved since (a second marker would stay beside the stale one), or
-    an import that is gone."""
-    if WHY not in source:
+    an import that is gone; and those of pipelines held until one run converts their files
+    (imported_pipelines.ONE_RUN), which another run may convert."""
+    from dali_migrate.imported_pipelines import ONE_RUN
+
+    if WHY not in source and ONE_RUN not in source:
         return source
     starts = tuple({prefix, MARKER_PREFIX})
     return "".join(
         line for line in source.splitlines(keepends=True)
-        if not (WHY in line and line.lstrip().startswith(starts))
+        if not ((WHY in line or ONE_RUN in line) and line.lstrip().startswith(starts))
     )
 
 
 def convert(convert_source: Callable, source: str, *, path, config, scope: Scope = Scope()):
     """``convert_source(source, path=, config=)``, except that what other files of the project
-    import from ``path`` is left as it was (``used_elsewhere=``); the project is only read when
-    the conversion changes a module-level definition."""
+    import from ``path`` is left as it was (``used_elsewhere=``), but for the pipelines that convert
+    with their uses in the importers (imported_pipelines.py); the project is only read when the
+    conversion changes a module-level definition, or the file may define or use such a pipeline."""
+    from dali_migrate import imported_pipelines
+
     prefix = getattr(config, "marker_prefix", MARKER_PREFIX)
     text = _without_own_markers(source, prefix)
-    result = convert_source(text, path=str(path), config=config)
-    if result.output != text:
-        changed = changed_names(text, result.output)
-        used = users(path, text, changed, scope) if changed else {}
-        if used:
-            result = convert_source(text, path=str(path), config=config, used_elsewhere=used)
+    # a pipeline of this file that converts with its uses in the files importing it, or one of
+    # another file whose uses here convert with it (imported_pipelines.py)
+    cross = imported_pipelines.cross(path, text, config, scope)
+
+    def run(used, imported):
+        more = {"used_elsewhere": used} if used else {}
+        if imported:
+            more["imported"] = imported
+        result = convert_source(text, path=str(path), config=config, **more)
+        return result.output, result
+
+    _, result = imported_pipelines.steps(run, text, path, scope, cross)
     # the file as read is what the result is a conversion of (a stale marker dropped is a change)
     return result if text is source else dataclasses.replace(result, source=source)

@@ -7,6 +7,7 @@ import concurrent.futures
 import contextlib
 import dataclasses
 import difflib
+import multiprocessing
 import os
 import signal
 from pathlib import Path
@@ -192,8 +193,9 @@ def run(
     """Process every path; results in input order. KeyboardInterrupt (also raised for SIGTERM)
     propagates after the files finished so far; each file is either old or new, never half."""
     jobs = jobs or default_jobs()
+    options = _with_run_files(paths, options)
     with _sigterm_as_interrupt():
-        if jobs > 1 and len(paths) > 1:
+        if jobs > 1 and len(paths) > 1 and _FORK is not None:
             # Worker processes pay for importing libcst (about half a second each): only files
             # that mention DALI are worth one, and only when there are enough of them. The others
             # are read here and answered at once by the same pre-filter process_file applies.
@@ -218,6 +220,32 @@ def run(
         return results
 
 
+def _with_run_files(paths, options: Options) -> Options:
+    """The run's files go into the project scope (a pipeline converts with its uses in another file
+    only where the run converts both: imported_pipelines.py), and the projects of the files that
+    may hold DALI code are read now, before any file is written, so that every file (in worker
+    processes too, which inherit them) decides on the texts as they were."""
+    scope = options.project
+    if scope is None:
+        return options
+    if scope.files is None:
+        scope = dataclasses.replace(scope, files=frozenset(os.path.abspath(str(p)) for p in paths))
+        options = dataclasses.replace(options, project=scope)
+    dali = [p for p in paths if _may_mention_dali(p)]
+    if dali:
+        from dali_migrate import imported_pipelines
+
+        imported_pipelines.preload(dali, scope)
+    return options
+
+
+#: Workers must start as copies of this process: the project texts read before any file is
+#: written (_with_run_files) reach them only so. A worker started fresh ("spawn", "forkserver":
+#: Python 3.14's default on Linux, macOS's and Windows') would read the project again and could
+#: see files this run already converted, and decide differently from the others. Without fork
+#: the files are converted here, one after the other.
+_FORK = multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
+
 #: below this many files that mention DALI, converting them here beats starting workers
 _POOL_THRESHOLD = 4
 
@@ -238,7 +266,7 @@ def _run_pool(paths, options, jobs, on_result) -> list[FileResult]:
 
     catalog.load()
     rules.all_rules()
-    pool = concurrent.futures.ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init)
+    pool = concurrent.futures.ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init, mp_context=_FORK)
     futures: dict = {}
     try:
         for i, p in enumerate(paths):  # a loop, so an interrupt here still sees what was submitted
