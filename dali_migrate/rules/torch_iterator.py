@@ -259,12 +259,87 @@ def _batch_size(site, call: cst.Call, alone: bool = True):
         if bound is None:
             raise CannotConvert("the pipeline's batch size is an expression that would run twice")
         return cst.Name(bound[0])
+    changed = _changed_before_read(site, call, value)
+    if changed:
+        # written again at the iterator it would read the new value: bound once, it reads the old
+        bound = _bound_once(site, call, key, value) if alone else None
+        if bound is None:
+            raise CannotConvert(f"the pipeline's batch size reads `{changed}`, which may be assigned again before the iterator is made")
+        return cst.Name(bound[0])
     return value
+
+
+def _changed_before_read(site, call: cst.Call, value) -> Optional[str]:
+    """A name ``value`` reads that the code may assign (or mutate: ``args.batch = 2``) after the
+    statement that makes the pipeline starts and before ``call`` reads ``value`` again: in between
+    in the text, or in a loop around ``call`` (not before the statement in a loop that makes the
+    pipeline again). None where nothing may; a name where that cannot be told (a factory's call,
+    another scope, ``global``/``nonlocal``)."""
+    names = cst_walk.variables(value)
+    if not names:
+        return None
+    parents = site.parents
+    if site.construction is None or parents is None:
+        return None  # (made by a factory of the file: in_caller's concern)
+    if id(call) not in parents.span:
+        # the call as other rules rewrote its arguments (`size=pipe.epoch_size(...)`), at rewrite
+        # time: planned on the original, whose decision to bind the value is kept
+        bound = _BOUND_NAMES.get(parents, {}).get(id(site.construction))
+        return sorted(names)[0] if bound is not None else None
+    stmt = parents.statement(site.construction)
+    scope = parents.scope(stmt)
+    if scope is not parents.scope(call):
+        return sorted(names)[0]
+    from dali_migrate.call_sites import _scope_nodes
+
+    own = _scope_nodes(scope if scope is not None else parents.order[0], parents)
+    span = parents.span
+    start, read = span[id(stmt)][0], span[id(call)][0]
+    loops = [n for n in own.nodes if isinstance(n, (cst.For, cst.While)) and parents.contains(n, call)]
+    for node in parents.find((cst.Global, cst.Nonlocal)):
+        hit = {n.name.value for n in node.names} & names
+        if hit:
+            return sorted(hit)[0]
+    # what the value reads, as written (`args.batch`, `cfg["bs"]`): a store to one of them or to a
+    # holder of one (`args.cfg = ...` for `args.cfg.batch`) changes it; one to `self.val_pipe` does not
+    reads = {code(n) for n in cst_walk.walk(value) if isinstance(n, (cst.Name, cst.Attribute, cst.Subscript))}
+
+    def stored(target) -> set:
+        parts = target.elements if isinstance(target, (cst.Tuple, cst.List)) else [target]
+        hit = set()
+        for part in parts:
+            part = part.value if isinstance(part, (cst.Element, cst.StarredElement)) else part
+            if isinstance(part, (cst.Tuple, cst.List)):
+                hit |= stored(part)
+            elif isinstance(part, (cst.Attribute, cst.Subscript)):
+                text = code(part)
+                if any(r == text or r.startswith((text + ".", text + "[")) for r in reads):
+                    hit |= cst_walk.variables(part) & names
+            else:
+                hit |= cst_walk.variables(part) & names
+        return hit
+
+    for node in [*own.nodes, *own.nested]:
+        if isinstance(node, (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.NamedExpr, cst.Del)):
+            hit = stored(node.target)
+        elif isinstance(node, cst.AsName):
+            hit = cst_walk.variables(node.name) & names
+        elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            hit = {node.name.value} & names
+        else:
+            continue
+        if not hit:
+            continue
+        at = span[id(node)][0]
+        if start < at < read or any(not (parents.contains(loop, stmt) and at < start) and parents.contains(loop, node)
+                                    for loop in loops):
+            return sorted(hit)[0]
+    return None
 
 
 #: per file (its parents index): {id(the pipeline's call): the name its batch size is bound to},
 #: and under "taken" the names given so far: every rule call for one call must give it the same
-#: name, and two calls must not share one
+#: name, and two calls must not share one; under "rules" the rules that bind and read each name
 _BOUND_NAMES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
@@ -301,6 +376,11 @@ def _bound_once(site, call: cst.Call, key: str, value):
     if not (isinstance(assign, cst.Assign) and assign.value is construction
             and isinstance(stmt, cst.SimpleStatementLine) and stmt.body[0] is assign):
         return None
+    planned = _BOUND_NAMES.get(parents, {}).get(id(construction))
+    if id(call) not in parents.span:
+        # the call as other rules rewrote its arguments, at rewrite time: its scope was checked
+        # on the original when the name was given
+        return (planned, stmt, args[0]) if planned is not None else None
     scope = parents.scope(stmt)
     if scope is not parents.scope(call) or isinstance(scope, cst.ClassDef):
         return None
@@ -320,27 +400,40 @@ def _binding(site, call: cst.Call):
         value = made_value(site, site.pipeline.bound_settings.get("batch_size", "batch_size"), "batch_size")
     except CannotConvert:
         return None
-    if value is None or repeatable(value):
+    if value is None or (repeatable(value) and not _changed_before_read(site, call, value)):
         return None
     return _bound_once(site, call, site.pipeline.bound_settings.get("batch_size", "batch_size"), value)
 
 
-def _bind_rules(name: str, value) -> tuple:
+def _bind_rules(name: str, value, parents=None) -> tuple:
     """(the rule that puts ``name = value`` before the statement that makes the pipeline (see
-    engine._Apply), the rule that makes the pipeline's argument read ``name``)."""
+    engine._Apply), the rule that makes the pipeline's argument read ``name``); one pair per name
+    and file, whichever iterator over the pipeline planned it."""
+    kept = _BOUND_NAMES.get(parents, {}).setdefault("rules", {}) if parents is not None else {}
+    if name in kept:
+        return kept[name]
+    # The argument is left before its statement: the statement binds the argument's value as other
+    # rules rewrote it (`other.epoch_size("Reader") // 8` of a converted pipeline), not as written.
+    rewritten = {}
+
+    def read_name(arg, receiver, site):
+        rewritten["value"] = arg.value
+        return arg.with_changes(value=cst.Name(name))
+
     bind = CallSiteRule(
         id="torch-iterator-batch-size",
         summary="the batch size of a pipeline an iterator reads, bound once before the pipeline is made",
         receiver="iterator",
         rewrite=lambda stmt, receiver, site: cst.SimpleStatementLine(
-            [cst.Assign([cst.AssignTarget(cst.Name(name))], value)]),
+            [cst.Assign([cst.AssignTarget(cst.Name(name))], rewritten.get("value", value))]),
     )
     read = CallSiteRule(
         id="torch-iterator-batch-size-arg",
         summary="the pipeline's call reads the batch size bound before it",
         receiver="iterator",
-        rewrite=lambda arg, receiver, site: arg.with_changes(value=cst.Name(name)),
+        rewrite=read_name,
     )
+    kept[name] = bind, read
     return bind, read
 
 
@@ -584,7 +677,7 @@ def _also(call, site, fw: Framework = TORCH) -> list:
     bound = _binding(site, call) if planned[2] is None and site.handed is None else None
     if bound is not None:
         name, stmt, arg = bound
-        bind, read = _bind_rules(name, arg.value)
+        bind, read = _bind_rules(name, arg.value, site.parents)
         found += [(stmt, bind), (arg, read)]
     subclass = _iterator(call, site, fw)[1]
     if subclass is None:

@@ -274,3 +274,109 @@ def test_a_conditional_expression_of_names_and_attributes_is_written_again_not_b
     assert reasons == []
     assert "batch_size_2" not in out
     assert 'DaliTorchIterator(pipe, ["data", "label"], batch_size=args.batch if mode == "train" else args.val_batch, ' in out
+
+
+# A batch size written again at the iterator reads its names there: where the code may assign one
+# of them between the pipeline's statement and the iterator, the value is bound once instead.
+CHANGED = {
+    "a name": ("bs", "bs = 2"),
+    "a conditional expression's test": ('args.batch if mode == "train" else args.val_batch', 'mode = "val"'),
+    "an attribute": ("args.batch", "args.batch = 2"),
+}
+
+
+@pytest.mark.parametrize("key", sorted(CHANGED))
+def test_a_batch_size_whose_names_change_before_the_iterator_is_bound_once(key):
+    size, change = CHANGED[key]
+    out, reasons = run(f"""
+        def get_loader(args, mode, bs):
+            pipe = pipe_fn(batch_size={size}, root=args.data)
+            {change}
+            return DALIClassificationIterator(pipe, reader_name="Reader")
+    """)
+    assert reasons == []
+    assert f"    batch_size_2 = {size}\n    pipe = pipe_fn(batch_size=batch_size_2, root=args.data)\n" in out
+    assert 'DaliTorchIterator(pipe, ["data", "label"], batch_size=batch_size_2, ' in out
+
+
+def test_a_loop_that_changes_the_batch_size_after_the_pipeline_is_made_binds_it():
+    out, reasons = run("""
+        def get_loaders(args, bs):
+            pipe = pipe_fn(batch_size=bs, root=args.data)
+            loaders = []
+            for bs in (1, 2):
+                loaders.append(DALIClassificationIterator(pipe, reader_name="Reader"))
+            return loaders
+    """)
+    assert reasons == [] and "    batch_size_2 = bs\n" in out and "batch_size=batch_size_2, reader_meta=" in out
+    # a loop that makes the pipeline again with each value: the iterator reads the one it was made with
+    out, reasons = run("""
+        def get_loaders(args, sizes):
+            loaders = []
+            for bs in sizes:
+                pipe = pipe_fn(batch_size=bs, root=args.data)
+                loaders.append(DALIClassificationIterator(pipe, reader_name="Reader"))
+            return loaders
+    """)
+    assert reasons == [] and "batch_size_2" not in out and "batch_size=bs, reader_meta=" in out
+
+
+def test_a_changed_batch_size_that_cannot_be_bound_keeps_the_marker():
+    out, reasons = run("""
+        def get_loader(args, bs):
+            pipe = pipe_fn(args.data, batch_size=bs)
+            bs = 2
+            return DALIClassificationIterator(pipe, reader_name="Reader")
+    """)
+    assert any("reads `bs`, which may be assigned again before the iterator" in r for r in reasons), reasons
+    assert "batch_size_2" not in out and "@pipeline_def" in out
+
+
+def test_the_bound_statement_gets_the_argument_as_other_rules_rewrote_it():
+    # `first.epoch_size(...)` of a converted pipeline: left as written, it would call a generator's epoch_size
+    out, reasons = run("""
+        def get_loader(args, min_size):
+            first = pipe_fn(batch_size=8, root=args.data)
+            pipe = pipe_fn(batch_size=min_size(first.epoch_size("Reader")), root=args.data)
+            a = DALIClassificationIterator(pipe, reader_name="Reader")
+            b = DALIClassificationIterator(pipe, reader_name="Reader")
+            return a, b
+    """)
+    assert reasons == []
+    assert "epoch_size(" not in out
+    assert ('    batch_size_2 = min_size(ndd.readers.File(file_root=args.data, shard_id=0, num_shards=1)'
+            '.get_metadata()["epoch_size_padded"])\n') in out
+
+
+def test_a_batch_size_assigned_again_after_the_pipeline_gives_the_iterator_the_first_value(tmp_path, fixture_data):
+    ndd = _runnable()
+    source = HEADER.replace("num_threads=2", f"num_threads={ndd.get_num_threads()}") + textwrap.dedent("""
+        def get_loader(root, bs):
+            pipe = pipe_fn(batch_size=bs, root=root)
+            pipe.build()
+            bs = 3
+            return DALIClassificationIterator(pipe, reader_name="Reader", last_batch_policy=LastBatchPolicy.PARTIAL)
+    """)
+    result = convert_source(source)
+    assert not result.markers and "batch_size_2 = bs" in result.output
+    original = _load(tmp_path, "original_rebound", to_cpu(source))
+    converted = _load(tmp_path, "converted_rebound", to_cpu(result.output))
+    root = str(fixture_data / "images")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = _epochs(original.get_loader(root, 8), 2)
+    got = _epochs(converted.get_loader(root, 8), 2)
+    assert want[0][0].shape[0] == 8
+    _same(want, got)
+
+
+def test_an_iterator_whose_other_arguments_are_rewritten_reads_the_bound_name():
+    # (the rule sees the iterator's call with `pipe.epoch_size(...)` already rewritten: it once raised)
+    out, reasons = run(f"""
+        def get_loader(args, mode):
+            pipe = pipe_fn(batch_size={CHOICE}, root=args.data)
+            pipe.build()
+            return DALIClassificationIterator(pipe, size=pipe.epoch_size("Reader"))
+    """)
+    assert reasons == [] and f"    batch_size_2 = {CHOICE}\n" in out
+    assert 'DaliTorchIterator(pipe, ["data", "label"], batch_size=batch_size_2, size=ndd.readers.File(' in out
