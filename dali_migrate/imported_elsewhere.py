@@ -1,6 +1,7 @@
 """Definitions that other files of the project import stay as they were (outside_users.py finds them).
 
-The codemod converts a pipeline's uses only in the file that defines it. A definition another
+The codemod converts a pipeline's uses only in the file that defines it (but for the imports
+imported_pipelines.py converts in one run with the pipeline). A definition another
 file imports (``from src.coco_pipeline import COCOPipeline``) is used there in pipeline mode, so
 converting it here would break that file. Given ``{name: where it is imported}``
 (``engine.convert_source(..., used_elsewhere=...)``), the engine leaves alone every pipeline

@@ -443,8 +443,14 @@ def users(path, source: str, names: set, scope: Scope = Scope()) -> dict:
 #: what every reason for a definition kept for its importers says (imported_elsewhere.py): the
 #: markers that say it are this module's own, written again on each run
 WHY = (
+    "where dali-migrate cannot convert its uses with it (a pipeline converts with another file's uses "
+    "only where they are making it, build(), epoch_size() and a PyTorch iterator over it)"
+)
+#: what WHY said before pipelines converted with their importers' uses: such markers are still the
+#: tool's own, dropped and written again
+_EARLIER_WHY = (
     "where dali-migrate does not convert its uses (it converts a pipeline's uses only in the file that "
-    "defines it)"
+    "defines it)",
 )
 
 
@@ -455,12 +461,13 @@ def _without_own_markers(source: str, prefix: str) -> str:
     (imported_pipelines.ONE_RUN), which another run may convert."""
     from dali_migrate.imported_pipelines import ONE_RUN
 
-    if WHY not in source and ONE_RUN not in source:
+    said = (WHY, ONE_RUN, *_EARLIER_WHY)
+    if not any(text in source for text in said):
         return source
     starts = tuple({prefix, MARKER_PREFIX})
     return "".join(
         line for line in source.splitlines(keepends=True)
-        if not ((WHY in line or ONE_RUN in line) and line.lstrip().startswith(starts))
+        if not (any(text in line for text in said) and line.lstrip().startswith(starts))
     )
 
 

@@ -112,7 +112,7 @@ def test_imported_pipeline_def_stays_with_a_marker_naming_the_importer(tmp_path)
     [marker] = _markers(out)
     assert marker.startswith("# dali-migrate: [pipeline-def] pipeline not converted: imported by train.py:3 "
                              "(`from pkg.pipes import train_pipe`)")
-    assert "does not convert its uses" in marker and "would break" in marker
+    assert "cannot convert its uses with it" in marker and "would break" in marker
     assert out.index(marker) < out.index("@pipeline_def")  # above the definition it is about
     assert (r.status, r.pipelines_converted, r.pipelines_left) == (Status.NEEDS_REVIEW, 0, 1)
     assert (root / "train.py").read_text() == TRAIN
@@ -731,3 +731,19 @@ def test_both_readings_of_module_level_bindings_agree():
     by_cst = [imported_elsewhere.bindings(s) for s in cst.parse_module(source).body]
     assert by_ast == by_cst
     assert set().union(*by_ast) == set("abcdegimnopqrstuvw") | {"J", "os", "np", "f", "types"}
+
+
+def test_a_marker_in_the_wording_of_earlier_versions_is_dropped_and_written_again(tmp_path):
+    # (before pipelines converted with their importers' uses the reason said "only in the file that
+    # defines it"): a run must recognise it as its own, not leave it beside the new one
+    old = ("# dali-migrate: [pipeline-def] pipeline not converted: imported by train.py:3 (`from pkg.pipes "
+           "import train_pipe`), where dali-migrate does not convert its uses (it converts a pipeline's uses "
+           "only in the file that defines it): converted here, it would break that code. Keep it as it is, "
+           "or convert it and its uses there together by hand\n")
+    root = _project(tmp_path, {"pkg/__init__.py": "", "pkg/pipes.py": PIPES.replace("@pipeline_def", old + "@pipeline_def", 1),
+                               "train.py": TRAIN})
+    _convert(root / "pkg" / "pipes.py")
+    out = (root / "pkg" / "pipes.py").read_text()
+    [marker] = _markers(out)
+    assert "cannot convert its uses with it" in marker
+    assert _without_markers(out) == PIPES
