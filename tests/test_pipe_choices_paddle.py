@@ -13,9 +13,6 @@ Needs Paddle; skipped without it.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-import types as pytypes
 import warnings
 
 import pytest
@@ -108,21 +105,8 @@ def epochs(root, mode, n):
 '''
 
 
-@pytest.fixture
-def dali_paddle_on_cpu(monkeypatch):
-    if not paddle.is_compiled_with_cuda():
-        monkeypatch.setattr(paddle, "CUDAPlace", lambda device_id: None)
-        monkeypatch.setattr(paddle.device.cuda, "current_stream", lambda device_id=None: pytypes.SimpleNamespace(cuda_stream=None))
-
-
-def _load(tmp_path, name, source):
-    path = tmp_path / f"{name}.py"
-    path.write_text(source)
-    spec = importlib.util.spec_from_file_location(f"_pipe_choice_{name}", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+# DALI's Paddle iterator on a CPU build of Paddle; a source file loaded as a module
+from test_paddle_iterator import _load, dali_paddle_on_cpu  # noqa: E402,F401
 
 
 def _same(want, got):
