@@ -446,25 +446,10 @@ def plan(module, parents: Parents, pipelines: dict, rules, ndd: str, numpy: Opti
                         follow.append(factory)
                     continue
                 if callee == name and call is None:
-                    # `benchmark(P, 128)`, whose parameter makes the pipelines: follow the parameter
-                    passed = pipe_params.param_alias(ref, parents)
-                    if isinstance(passed, tuple):
-                        p.blockers.append(passed)
-                        continue
-                    if passed is not None:
-                        if passed not in p.param_aliases:
-                            p.param_aliases.append(passed)
-                            follow.append(passed)
-                        continue
-                    # `pipe_class = P` (or Q) in a function that then calls `pipe_class(...)`: follow the variable
-                    chosen = pipe_choices.choice_alias(ref, parents)
-                    if isinstance(chosen, tuple):
-                        p.blockers.append(chosen)
-                        continue
-                    if chosen is not None:
-                        if chosen not in p.choice_aliases:
-                            p.choice_aliases.append(chosen)
-                            follow.append(chosen)
+                    # `benchmark(P, 128)`, whose parameter makes the pipelines, or `pipe_class = P` (or Q)
+                    # in a function that then calls `pipe_class(...)`: follow the parameter or the variable
+                    if _follow_alias(ref, parents, p, follow, ((pipe_params.param_alias, p.param_aliases),
+                                                                (pipe_choices.choice_alias, p.choice_aliases))):
                         continue
                     # `pipe_types = [[P, (0, 999)], ...]` and a loop making each: follow the loop's variable
                     aliases = pipe_lists.class_aliases(ref, parents)
@@ -607,6 +592,22 @@ def _in_dead_tuple_branch(node, func, param: str, parents: Parents) -> bool:
         return False
     before = func.body.body[: func.body.body.index(stmt)]
     return not any(param in _bound_in(b, parents) for b in before)
+
+
+def _follow_alias(ref, parents, p: Plan, follow: list, finders) -> bool:
+    """Whether one of ``finders`` ((find, the plan's list of what it found)) takes ``ref`` as a name
+    that stands for the pipeline elsewhere: its blocker noted, or the alias followed once."""
+    for find, known in finders:
+        alias = find(ref, parents)
+        if isinstance(alias, tuple):
+            p.blockers.append(alias)
+            return True
+        if alias is not None:
+            if alias not in known:
+                known.append(alias)
+                follow.append(alias)
+            return True
+    return False
 
 
 def _share_blockers(plans: dict) -> None:
