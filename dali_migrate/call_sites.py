@@ -121,12 +121,15 @@ class _ScopeNodes:
         order = parents.order
         while pos < hi:
             node = order[pos]
-            if node is not scope and isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            if node is not scope and type(node) in _NESTED:  # (by type: isinstance on libcst's classes is slow)
                 self.nested.append(node)
                 pos = parents.span[id(node)][1]
                 continue
             self.nodes.append(node)
             pos += 1
+
+
+_NESTED = frozenset({cst.FunctionDef, cst.Lambda, cst.ClassDef})  # (none has subclasses)
 
 
 def _scope_nodes(scope, parents: Parents) -> _ScopeNodes:
@@ -152,6 +155,12 @@ def _binds(nested, name: str, parents: Parents) -> bool:
 
 def _bound_in(node, parents: Parents) -> set:
     """Names bound anywhere in ``node``'s subtree (assignment, for, with-as, walrus targets)."""
+    # kept per node for the conversion (it depends on the subtree alone): asked for every nested
+    # function of a scope, for every name tracked there, on every pass (issue 6)
+    return cst_walk.remembered(lambda n: _find_bound_in(n, parents), node, key=_find_bound_in)
+
+
+def _find_bound_in(node, parents: Parents) -> set:
     found = set()
     for t in parents.find((cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.AsName, cst.NamedExpr), within=node):
         target = t.name if isinstance(t, cst.AsName) else t.target
@@ -164,7 +173,7 @@ def _free_in_nested(nodes: _ScopeNodes, names: set, parents: Parents) -> list:
     """Nested scopes that read one of ``names`` from this scope (closures, global readers)."""
     found = []
     for nested in nodes.nested:
-        used = {n.value for n in parents.find(cst.Name, within=nested)} & names
+        used = cst_walk.remembered(cst_walk.names, nested) & names  # (its Name nodes' values, kept per node)
         if any(not _binds(nested, n, parents) for n in used):
             found.append(nested)
     return found

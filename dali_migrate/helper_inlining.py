@@ -44,21 +44,9 @@ def _module_bindings(module: cst.Module) -> dict:
         return hit[1]
     count: dict = {}
     for stmt in module.body:
-        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
-            bound = {stmt.name.value}
-        else:
-            bound = set(_assigned_names(stmt))
-            for imp in _statement_level(stmt):
-                if type(imp) is not cst.Import and type(imp) is not cst.ImportFrom:
-                    continue
-                if isinstance(imp.names, cst.ImportStar):
-                    continue
-                for alias in imp.names:
-                    if alias.asname is not None:
-                        bound |= names_in(alias.asname.name)
-                    else:
-                        bound.add(code(alias.name).split(".")[0])
-        for name in bound:
+        # per statement, kept for the conversion: each pass of the engine has a new module, made
+        # mostly of the same statements (issue 6)
+        for name in cst_walk.remembered(_statement_bindings, stmt):
             count[name] = count.get(name, 0) + 1
     _bindings_cache.clear()  # one module at a time; the entry keeps it alive, so its id stays its own
     _bindings_cache[id(module)] = (module, count)
@@ -66,6 +54,24 @@ def _module_bindings(module: cst.Module) -> dict:
 
 
 _bindings_cache: dict = {}
+
+
+def _statement_bindings(stmt: cst.CSTNode) -> set:
+    """The names one module-level statement binds (callers only read it)."""
+    if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+        return {stmt.name.value}
+    bound = set(_assigned_names(stmt))
+    for imp in _statement_level(stmt):
+        if type(imp) is not cst.Import and type(imp) is not cst.ImportFrom:
+            continue
+        if isinstance(imp.names, cst.ImportStar):
+            continue
+        for alias in imp.names:
+            if alias.asname is not None:
+                bound |= names_in(alias.asname.name)
+            else:
+                bound.add(code(alias.name).split(".")[0])
+    return bound
 
 
 def _straight_line(stmts) -> bool:
@@ -88,7 +94,12 @@ def _globals_declared(module: cst.Module) -> set:
 
 
 def _called_by_name(node: cst.CSTNode) -> set:
-    """Names of the functions called as ``f(...)`` in ``node`` (what legacy._callee reads with method=False)."""
+    """Names of the functions called as ``f(...)`` in ``node`` (what legacy._callee reads with method=False).
+    Kept per node for the conversion (callers only read it): asked of every function on every pass."""
+    return cst_walk.remembered(_find_called_by_name, node)
+
+
+def _find_called_by_name(node: cst.CSTNode) -> set:
     return {c.func.value for c in cst_walk.walk(node) if type(c) is cst.Call and type(c.func) is cst.Name}
 
 

@@ -194,6 +194,12 @@ def _self_attrs(node) -> set:
     }
 
 
+def _is_self_attr(node, self_name: str = "self") -> bool:
+    """``m.matches(node, m.Attribute(value=m.Name(self_name)))``, by type: asked of every call and
+    attribute of a class's methods (a matcher costs ~20x more)."""
+    return type(node) is cst.Attribute and type(node.value) is cst.Name and node.value.value == self_name
+
+
 def _has_any(node, kinds: tuple) -> bool:
     """Whether ``node`` holds a node of one of the ``kinds`` (``bool(m.findall(...))`` for type matchers)."""
     return any(type(n) in kinds for n in cst_walk.walk(node))
@@ -493,7 +499,11 @@ class _Abstract(_NotSimple):
 
 
 def _is_docstring(stmt) -> bool:
-    return m.matches(stmt, m.SimpleStatementLine([m.Expr(m.SimpleString() | m.ConcatenatedString())]))
+    # by type, not a matcher: asked of every method's first statement (matchers cost ~20x more)
+    return (
+        type(stmt) is cst.SimpleStatementLine and len(stmt.body) == 1 and type(stmt.body[0]) is cst.Expr
+        and type(stmt.body[0].value) in (cst.SimpleString, cst.ConcatenatedString)
+    )
 
 
 def _body(func: cst.FunctionDef) -> list:
@@ -562,7 +572,7 @@ class _SelfReads(cst.CSTTransformer):
         self.table, self.what = table, what
 
     def leave_Attribute(self, original, updated):
-        if m.matches(original.value, m.Name("self")):
+        if type(original.value) is cst.Name and original.value.value == "self":
             local = self.table.get(original.attr.value)
             if local is None:
                 raise _NotSimple(f"{self.what} uses self.{original.attr.value}, which cannot be followed")
@@ -645,7 +655,7 @@ def _init_if(stmt: cst.If, names, self_table: dict) -> _InitIf:
             if not (
                 isinstance(small, cst.Assign)
                 and len(small.targets) == 1
-                and m.matches(small.targets[0].target, m.Attribute(value=m.Name("self")))
+                and _is_self_attr(small.targets[0].target)
             ):
                 if _self_targets(s):
                     inner = first_line(s)
@@ -761,7 +771,7 @@ def _expand_choices(graph_body: list, setup_stmts: list, choices: list, chosen: 
     def substitute(node, branch_of: dict):
         class _Sub(cst.CSTTransformer):
             def leave_Attribute(self, original, updated):
-                if m.matches(original.value, m.Name("self")) and original.attr.value in chosen:
+                if type(original.value) is cst.Name and original.value.value == "self" and original.attr.value in chosen:
                     attr = original.attr.value
                     gi, branches = chosen[attr]
                     if len(branch_of.get(gi, ())) != 1:
@@ -849,7 +859,7 @@ def _self_targets(*nodes) -> set:
     found: set = set()
 
     def target(t):
-        if m.matches(t, m.Attribute(value=m.Name("self"))):
+        if _is_self_attr(t):
             found.add(t.attr.value)
         elif isinstance(t, (cst.Tuple, cst.List)):
             for e in t.elements:
@@ -960,7 +970,7 @@ def _super_graph(node) -> bool:
 def _inline_base_graph(graph: cst.FunctionDef, base_graph: cst.FunctionDef) -> cst.FunctionDef:
     """``outputs = super().define_graph()`` (or ``return super().define_graph()``) -> the base's graph there."""
     body = _body(graph)
-    at = [i for i, s in enumerate(body) if m.findall(s, m.Call(func=m.Attribute(attr=m.Name("define_graph"))))]
+    at = [i for i, s in enumerate(body) if any(type(c.func) is cst.Attribute and c.func.attr.value == "define_graph" for c in _calls(s))]
     if not at:
         return graph
     stmt = body[at[0]]
@@ -975,7 +985,7 @@ def _inline_base_graph(graph: cst.FunctionDef, base_graph: cst.FunctionDef) -> c
     if not (m.matches(last, m.SimpleStatementLine([m.Return()])) and last.body[0].value is not None):
         raise _NotSimple("the base class's define_graph does not end with `return <outputs>`")
     base_stmts, returned = base_body[:-1], last.body[0].value
-    if any(m.findall(s, m.Return()) for s in base_stmts):
+    if any(_has_any(s, (cst.Return,)) for s in base_stmts):
         raise _NotSimple("the base class's define_graph returns from more than one place")
     before, after = body[: at[0]], body[at[0] + 1 :]
     target = set() if isinstance(small, cst.Return) else _assigned(small)
@@ -1028,7 +1038,7 @@ def _effective(cls: cst.ClassDef, classes: dict, names) -> _Effective:
     elif graph is None and base is not None:
         graph = base.define_graph
     setup = methods.get("iter_setup")
-    if setup is not None and m.findall(setup, m.Call(func=m.Name("super"))):
+    if setup is not None and any(type(c.func) is cst.Name and c.func.value == "super" for c in _calls(setup)):
         raise _NotSimple("iter_setup calls the base class's methods: convert by hand")
     if setup is None and base is not None:
         setup = base.iter_setup
@@ -1108,7 +1118,7 @@ def _callee(call: cst.Call, helpers: dict, method: bool) -> Optional[str]:
     """The helper ``call`` calls: ``self.m(...)`` for methods (``method``), ``f(...)`` for functions."""
     func = call.func
     if method:
-        name = func.attr.value if m.matches(func, m.Attribute(value=m.Name("self"))) else None
+        name = func.attr.value if _is_self_attr(func) else None
     else:
         name = func.value if isinstance(func, cst.Name) else None
     return name if name in helpers else None
@@ -1405,7 +1415,7 @@ def _feed_call(stmt) -> Optional[cst.Call]:
 
 
 def _feed_key(node) -> tuple:
-    if m.matches(node, m.Attribute(value=m.Name("self"))):
+    if _is_self_attr(node):
         return ("attr", node.attr.value)
     if isinstance(node, cst.SimpleString):
         return ("name", node.evaluated_value)
@@ -1425,7 +1435,7 @@ def _iter_setup(func: cst.FunctionDef, locals_of: dict, values: set, bound: set,
     ):
         raise _NotSimple("iter_setup takes arguments")
     body = _body(func)
-    if any(m.findall(s, m.Return() | m.Yield() | m.Global() | m.Nonlocal() | m.Await()) for s in body):
+    if any(_has_any(s, (cst.Return, cst.Yield, cst.Global, cst.Nonlocal, cst.Await)) for s in body):
         raise _NotSimple("iter_setup returns early, yields or declares globals: convert by hand")
 
     # The feed_input calls: in a row at the end of iter_setup, or at the end of a `try:` that ends it
@@ -1448,7 +1458,7 @@ def _iter_setup(func: cst.FunctionDef, locals_of: dict, values: set, bound: set,
                     raise _NotSimple("iter_setup feeds inside a `try:` whose handler does not re-raise: convert by hand")
             in_try = inner
     others = body if in_try is None else [*body[:-1], *in_try, *body[-1].handlers]
-    if any(m.findall(s, m.Attribute(value=m.Name("self"), attr=m.Name("feed_input"))) for s in others):
+    if any("feed_input" in _self_attrs(s) for s in others):
         raise _NotSimple(
             "iter_setup calls feed_input under a condition or in a loop, or does more after it: only an iter_setup "
             "that ends by feeding every input once is converted; convert by hand"
@@ -1500,7 +1510,7 @@ def _iter_setup(func: cst.FunctionDef, locals_of: dict, values: set, bound: set,
             if m.matches(layout, m.Name("None")) or (isinstance(layout, cst.SimpleString) and not layout.evaluated_value):
                 layout = None
         read = read_names(data)
-        if m.findall(data, m.Call()) and read & earlier:
+        if _has_any(data, (cst.Call,)) and read & earlier:
             raise _NotSimple("a feed_input call changes what an earlier one fed: convert by hand")
         earlier |= read
         if not isinstance(data, cst.Name):
@@ -1515,7 +1525,7 @@ def _iter_setup(func: cst.FunctionDef, locals_of: dict, values: set, bound: set,
         body = [*body[:-1], last.with_changes(body=last.body.with_changes(body=[*in_try, *temps] or [cst.SimpleStatementLine([cst.Pass()])]))]
         temps = []
     out = [local(s) for s in body] + temps
-    if any(m.findall(s, m.Name("self")) for s in out):
+    if any("self" in names_in(s) for s in out):
         raise _NotSimple("iter_setup uses self in a way that cannot be followed")
     return out, result, writes
 
@@ -1767,7 +1777,7 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
 
     class _Graph(cst.CSTTransformer):
         def leave_Call(self, original, updated):
-            if m.matches(original.func, m.Attribute(value=m.Name(self_name))) and original.func.attr.value in ops_members:
+            if _is_self_attr(original.func, self_name) and original.func.attr.value in ops_members:
                 op_call = ops_members[original.func.attr.value]
                 new = _fn_call_for_op(op_call, updated, names, catalog)
                 name = kwarg(new, "name")
@@ -1780,13 +1790,13 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
 
         def leave_Assign(self, original, updated):
             target = original.targets[0].target if len(original.targets) == 1 else None
-            feed = feeds.get(("attr", target.attr.value)) if m.matches(target, m.Attribute(value=m.Name(self_name))) else None
+            feed = feeds.get(("attr", target.attr.value)) if _is_self_attr(target, self_name) else None
             if feed is None:
                 return updated
             value = original.value
             if not (
                 isinstance(value, cst.Call)
-                and m.matches(value.func, m.Attribute(value=m.Name(self_name)))
+                and _is_self_attr(value.func, self_name)
                 and value.func.attr.value in ops_members
                 and is_external_source(ops_members[value.func.attr.value])
             ):
@@ -1794,7 +1804,7 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
             return updated.with_changes(value=attach_feed(updated.value, feed))
 
         def leave_Attribute(self, original, updated):
-            if m.matches(original.value, m.Name(self_name)):
+            if type(original.value) is cst.Name and original.value.value == self_name:
                 attr = original.attr.value
                 if attr in values:
                     return cst.Name(attr)
