@@ -8,13 +8,21 @@ site passed. Arguments that are not plain names, attributes, subscripts or liter
 evaluated twice, so such a call site is left to a person. Where a function of the file makes the
 pipeline and returns it (``pipe = create_dali_pipeline(...)``), the arguments are those of its own
 call of the pipeline, followed out through its parameters to its caller (``call_sites.in_caller``).
+The reader written again must read what the pipeline's read, so the use is left to a person where a
+name its arguments read may be assigned between the statement that makes the pipeline and the use
+(:func:`changed_before_read`, shared with the framework iterators' ``reader_meta=``), and where it
+copies a parameter's default or a decorator's setting (also the iterators' batch size) that names
+something the code may assign after the pipeline function is defined (:func:`defined_once`).
 """
 
 from __future__ import annotations
 
+from typing import Optional
+
 import libcst as cst
 
-from dali_migrate.cst_util import kwarg, names_in, without_kwargs
+from dali_migrate import cst_walk
+from dali_migrate.cst_util import code, kwarg, names_in, without_kwargs
 from dali_migrate.rules.base import CallSiteRule
 
 _SIMPLE = (cst.Name, cst.Attribute, cst.Subscript, cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString)
@@ -63,6 +71,191 @@ def repeatable(expr) -> bool:
 
 class CannotConvert(Exception):
     pass
+
+
+def _made_at(site):
+    """The node whose statement makes the pipeline the code at the use holds: its own call, or
+    the call of the function of the file that makes and returns it (the reader written again is
+    then in that caller's terms); None where it is not in the file as analysed."""
+    parents = site.parents
+    if parents is None:
+        return None
+    node = site.construction
+    if node is None:
+        found = getattr(site, "factory", None)
+        node = found.levels[-1][1] if found is not None and not isinstance(found, str) and found.levels else None
+    if node is None:
+        return None
+    if id(node) not in parents.span and isinstance(node, cst.Call):
+        node = node.func  # one element of a list of pipelines: its call with the element's values
+    return node if id(node) in parents.span else None
+
+
+def changed_before_read(site, call, value, skip=frozenset(), made_at=None, any_global=False) -> Optional[str]:
+    """A name ``value`` reads that the code may assign (or mutate: ``args.batch = 2``) after the
+    statement that makes the pipeline starts and before ``call`` reads ``value`` again: in between
+    in the text, or in a loop around ``call`` (not before the statement in a loop that makes the
+    pipeline again). None where nothing may, or where ``call`` is not the file's own node (a call
+    as other rules rewrote it: the caller decided on the original); a name where that cannot be
+    told (another scope, ``global``/``nonlocal``). ``skip``: names the copy binds itself (a
+    comprehension's variable); ``made_at``: a node of the statement to start at other than the one
+    that makes the pipeline; ``any_global``: a name declared ``global`` in the scope itself counts
+    too (the batch size's older, wider rule: it binds such a value once, which is as exact)."""
+    names = cst_walk.variables(value) - set(skip)
+    if not names:
+        return None
+    parents = site.parents
+    made_at = made_at if made_at is not None else _made_at(site)
+    if made_at is None or call is None or id(call) not in parents.span:
+        return None
+    from dali_migrate.call_sites import _scope_nodes
+
+    stmt = parents.statement(made_at)
+    scope = parents.scope(stmt)
+    if scope is not parents.scope(call):
+        return sorted(names)[0]
+    own = _scope_nodes(scope if scope is not None else parents.order[0], parents)
+    span = parents.span
+    start, read = span[id(stmt)][0], span[id(call)][0]
+    loops = [n for n in own.nodes if isinstance(n, (cst.For, cst.While)) and parents.contains(n, call)]
+    for node in parents.find((cst.Global, cst.Nonlocal)):
+        # one in the scope itself makes the name its enclosing scope's, which runs no code meanwhile:
+        # only its own stores (below) change it; one elsewhere lets a function called here assign it
+        if parents.scope(node) is scope and not any_global:
+            continue
+        hit = {n.name.value for n in node.names} & names
+        if hit:
+            return sorted(hit)[0]
+    # what the value reads, as written (`args.batch`, `cfg["bs"]`): a store to one of them or to a
+    # holder of one (`args.cfg = ...` for `args.cfg.batch`) changes it; one to `self.val_pipe` does not
+    reads = {code(n) for n in cst_walk.walk(value) if isinstance(n, (cst.Name, cst.Attribute, cst.Subscript))}
+
+    def stored(target) -> set:
+        parts = target.elements if isinstance(target, (cst.Tuple, cst.List)) else [target]
+        hit = set()
+        for part in parts:
+            part = part.value if isinstance(part, (cst.Element, cst.StarredElement)) else part
+            if isinstance(part, (cst.Tuple, cst.List)):
+                hit |= stored(part)
+            elif isinstance(part, (cst.Attribute, cst.Subscript)):
+                text = code(part)
+                if any(r == text or r.startswith((text + ".", text + "[")) for r in reads):
+                    hit |= cst_walk.variables(part) & names
+            else:
+                hit |= cst_walk.variables(part) & names
+        return hit
+
+    for node in [*own.nodes, *own.nested]:
+        if isinstance(node, (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.NamedExpr, cst.Del)):
+            hit = stored(node.target)
+        elif isinstance(node, cst.AsName):
+            hit = cst_walk.variables(node.name) & names
+        elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            hit = {node.name.value} & names
+        else:
+            continue
+        if not hit:
+            continue
+        at = span[id(node)][0]
+        if start < at < read or any(not (parents.contains(loop, stmt) and at < start) and parents.contains(loop, node)
+                                    for loop in loops):
+            return sorted(hit)[0]
+    return None
+
+
+def reader_changed(site, call, reader: cst.Call, use: str) -> Optional[str]:
+    """Why the reader written again at ``call`` (``reader``, the pipeline's with its parameters
+    replaced) may read other values than the pipeline's did, or None; ``use`` names ``call``."""
+    skip = cst_walk.variables(site.comp.for_in.target) if site.comp is not None else set()
+    for arg in reader.args:
+        name = changed_before_read(site, call, arg.value, skip)
+        if name is not None:
+            break
+    else:
+        # a list of pipelines: its comprehension is evaluated again over the same iterable
+        name = changed_before_read(site, call, site.comp.for_in.iter) if site.comp is not None else None
+    if name is None:
+        return None
+    return (f"the pipeline's reader reads `{name}`, which may be assigned again before {use}: "
+            f"compute it once before making the pipeline, or convert by hand")
+
+
+def _module_constant(name: str, parents) -> bool:
+    """``name`` keeps, as long as the module runs, the value it had when the module bound it: bound
+    once at module level (outside a loop) or not at all (a builtin), never declared ``global``."""
+    from dali_migrate.call_sites import _own_bindings
+
+    if any(name in {n.name.value for n in node.names} for node in parents.find(cst.Global)):
+        return False
+    if any(isinstance(n.names, cst.ImportStar) for n in parents.find(cst.ImportFrom)):
+        return False
+    module = parents.order[0]
+    at = [pos for n, pos in _own_bindings(module, parents) if n == name]
+    if len(at) > 1:
+        return False
+    if at:
+        node = parents.order[at[0]] if at[0] >= 0 else None
+        while node is not None:
+            if isinstance(node, (cst.For, cst.While)):
+                return False
+            node = parents.of(node)
+    return True
+
+
+def defined_once(site, expr) -> Optional[str]:
+    """A name that may make ``expr`` (a parameter's default, a decorator's setting: evaluated once,
+    where the pipeline function is defined) give another value when evaluated again elsewhere, or
+    None where it cannot: literals, and module constants (:func:`_module_constant`) of the
+    pipeline's own module that nothing stores into or calls methods of where ``expr`` reads
+    through them (``CFG.root``; a module an import binds may be read through)."""
+    names = cst_walk.variables(expr)
+    if not names:
+        return None
+    parents, func = site.parents, site.pipeline.func
+    if getattr(site.pipeline, "imported_from", None) is not None:
+        # a module-level pipeline of another file of the project: imported_pipelines converts its
+        # uses only where each such name is bound once at its top level and imported here as it is
+        return None
+    if parents is None or id(func) not in parents.span:
+        return sorted(names)[0]
+    if parents.scope(func) is not None:
+        # defined in the function that makes the pipeline (a `with pipe:` graph's): what it reads
+        # must not change from there to the call that makes it (from there on, as the call's own)
+        made_at = _made_at(site)
+        if made_at is None or parents.scope(made_at) is not parents.scope(func):
+            return sorted(names)[0]
+        return changed_before_read(site, made_at, expr, made_at=func)
+    reads = {code(n) for n in cst_walk.walk(expr) if isinstance(n, (cst.Attribute, cst.Subscript))}
+    imported = {code(a.asname.name if a.asname is not None else a.name).split(".")[0]
+                for a in parents.find(cst.ImportAlias)}
+    for name in sorted(names):
+        if not _module_constant(name, parents):
+            return name
+        through = [r for r in reads if r.startswith((name + ".", name + "["))]
+        if not through:
+            continue
+        for node in parents.find((cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.Del)):
+            target = node.target
+            if isinstance(target, (cst.Attribute, cst.Subscript)):
+                text = code(target)
+                if any(r == text or r.startswith((text + ".", text + "[")) for r in through):
+                    return name
+        if name not in imported:
+            # an object of the file's (a config): a method of it may change what it holds
+            for node in parents.find(cst.Call):
+                if isinstance(node.func, cst.Attribute) and code(node.func).startswith((name + ".", name + "[")):
+                    if not any(code(node.func) == r for r in through):
+                        return name
+    return None
+
+
+def _defined_once_or_raise(site, what: str, expr) -> None:
+    name = defined_once(site, expr)
+    if name is not None:
+        raise CannotConvert(
+            f"{what} `{code(expr).strip()}`, evaluated once where the pipeline function is defined, and "
+            f"`{name}` may be assigned after that (the code at the use would read the new value): "
+            f"pass it where the pipeline is made")
 
 
 def _param_values(info, construction: cst.Call) -> dict:
@@ -123,20 +316,28 @@ def made_value(site, param: str, setting=None):
     Raises CannotConvert."""
     info = site.pipeline
     construction, found = made(site)
-    if found is None:
-        return _param_values(info, construction).get(param, info.settings.get(setting) if setting else None)
     sources = _param_sources(info, construction)
     if param in sources:
         value, default = sources[param]
-        return _in_caller(site, found, value, default and _at_module(site, found))
-    if setting is not None and setting in info.settings:
-        return _in_caller(site, found, info.settings[setting], _at_module(site, found))
-    return None
+        what = f"the pipeline's parameter `{param}` defaults to"
+    elif setting is not None and setting in info.settings:
+        value, default = info.settings[setting], True
+        what = f"the decorator gives {setting}="
+    else:
+        return None
+    # (evaluated in the function that makes the pipeline where the pipeline function is defined there)
+    at_module = default and (found is None or _at_module(site, found))
+    if at_module:
+        _defined_once_or_raise(site, what, value)
+    if found is None:
+        return value
+    return _in_caller(site, found, value, at_module)
 
 
 class _Substitute(cst.CSTTransformer):
-    def __init__(self, values: dict, params: set):
+    def __init__(self, values: dict, params: set, site=None, defaults=frozenset()):
         self.values, self.params = values, params
+        self.site, self.defaults = site, defaults
 
     def leave_Name(self, original, updated):
         if original.value in self.params:
@@ -145,6 +346,8 @@ class _Substitute(cst.CSTTransformer):
             value = self.values[original.value]
             if not repeatable(value):
                 raise CannotConvert(f"`{original.value}` is passed an expression that would run twice")
+            if original.value in self.defaults:
+                _defined_once_or_raise(self.site, f"the pipeline's parameter `{original.value}` defaults to", value)
             return value
         return updated
 
@@ -179,8 +382,12 @@ def reader_expression(site) -> cst.BaseExpression:
     settings = {"seed", "batch_size", "num_threads", "device_id"}
     reader = without_kwargs(site.reader_call, ["seed"])
     if found is None:
-        values = _param_values(info, construction)
-        new_args = [a.with_changes(value=a.value.visit(_Substitute(values, param_names | settings))) for a in reader.args]
+        sources = _param_sources(info, construction)
+        values = {name: value for name, (value, _) in sources.items()}
+        # a nested pipeline function's defaults are evaluated where it is defined: defined_once refuses them
+        defaults = {name for name, (_, default) in sources.items() if default}
+        substitute = _Substitute(values, param_names | settings, site, defaults)
+        new_args = [a.with_changes(value=a.value.visit(substitute)) for a in reader.args]
         return reader.with_changes(args=new_args)
     # Made by functions of the file: each name the reader reads is followed out to the caller.
     from dali_migrate.call_sites import map_variables
@@ -195,6 +402,8 @@ def reader_expression(site) -> cst.BaseExpression:
             if name not in sources:
                 raise CannotConvert(f"parameter `{name}` has no value at this call")
             value, default = sources[name]
+            if default and at_module:
+                _defined_once_or_raise(site, f"the pipeline's parameter `{name}` defaults to", value)
             value = _in_caller(site, found, value, default and at_module)
             if not repeatable(value):
                 raise CannotConvert(f"`{name}` is passed an expression that would run twice")
@@ -220,9 +429,12 @@ def _rewrite(call, receiver, site):
 
 def blocker(call, site):
     try:
-        reader_expression(site)
+        reader = reader_expression(site)
     except CannotConvert as e:
         return f"pipe.epoch_size(): {e}; use reader.get_metadata()[\"epoch_size_padded\"] by hand"
+    changed = reader_changed(site, call, reader, "pipe.epoch_size()")
+    if changed:
+        return f"pipe.epoch_size(): {changed}"
     name_arg = call.args[0].value if call.args else None
     reader_name = kwarg(site.pipeline.reader_call, "name")
     if name_arg is None and reader_name is None:

@@ -47,7 +47,9 @@ Python's order (:func:`_bound_once`), and both read the name.
 Left to a person (the pipeline and the iterator stay, with a marker): a ``last_batch_policy`` / ``fill_last_batch`` that is not written out, a ``reader_name``
 that is not the pipeline's reader's ``name=``, a pipeline whose arguments cannot be matched (a
 function's parameter; a factory's parameter it assigns, a value it computes itself, an argument
-that would run twice), a batch size the tool cannot see, ``*args``.
+that would run twice), a batch size the tool cannot see, ``*args``, a reader whose arguments read a
+name that may change before the iterator or a default that may have changed since the pipeline
+function was defined (``pipe_epoch_size.reader_changed`` / ``defined_once``).
 
 The epoch logic is the same for every framework's iterator (all derive from DALI's
 ``_DaliBaseIterator``); only the conversion of an output and the returned structure differ.
@@ -69,7 +71,8 @@ import libcst as cst
 from dali_migrate import cst_walk, iterator_subclasses, pipe_lists
 from dali_migrate.cst_util import code, fresh_name, kwarg, names_in
 from dali_migrate.rules.base import SUPERSET_SUFFIX, CallSiteRule
-from dali_migrate.rules.pipe_epoch_size import CannotConvert, made, made_value, reader_expression, repeatable
+from dali_migrate.rules.pipe_epoch_size import (
+    CannotConvert, changed_before_read, made, made_value, reader_changed, reader_expression, repeatable)
 from dali_migrate.rules.pipeline_def import reader_needs_context
 
 CLASS_NAME = "DaliTorchIterator"
@@ -270,71 +273,16 @@ def _batch_size(site, call: cst.Call, alone: bool = True):
 
 
 def _changed_before_read(site, call: cst.Call, value) -> Optional[str]:
-    """A name ``value`` reads that the code may assign (or mutate: ``args.batch = 2``) after the
-    statement that makes the pipeline starts and before ``call`` reads ``value`` again: in between
-    in the text, or in a loop around ``call`` (not before the statement in a loop that makes the
-    pipeline again). None where nothing may; a name where that cannot be told (a factory's call,
-    another scope, ``global``/``nonlocal``)."""
-    names = cst_walk.variables(value)
-    if not names:
+    """``pipe_epoch_size.changed_before_read`` for the batch size: a name ``value`` reads that may
+    change before ``call`` reads it again, or None. A factory's call is in_caller's concern."""
+    if site.construction is None or site.parents is None or not cst_walk.variables(value):
         return None
-    parents = site.parents
-    if site.construction is None or parents is None:
-        return None  # (made by a factory of the file: in_caller's concern)
-    if id(call) not in parents.span:
+    if id(call) not in site.parents.span:
         # the call as other rules rewrote its arguments (`size=pipe.epoch_size(...)`), at rewrite
         # time: planned on the original, whose decision to bind the value is kept
-        bound = _BOUND_NAMES.get(parents, {}).get(id(site.construction))
-        return sorted(names)[0] if bound is not None else None
-    stmt = parents.statement(site.construction)
-    scope = parents.scope(stmt)
-    if scope is not parents.scope(call):
-        return sorted(names)[0]
-    from dali_migrate.call_sites import _scope_nodes
-
-    own = _scope_nodes(scope if scope is not None else parents.order[0], parents)
-    span = parents.span
-    start, read = span[id(stmt)][0], span[id(call)][0]
-    loops = [n for n in own.nodes if isinstance(n, (cst.For, cst.While)) and parents.contains(n, call)]
-    for node in parents.find((cst.Global, cst.Nonlocal)):
-        hit = {n.name.value for n in node.names} & names
-        if hit:
-            return sorted(hit)[0]
-    # what the value reads, as written (`args.batch`, `cfg["bs"]`): a store to one of them or to a
-    # holder of one (`args.cfg = ...` for `args.cfg.batch`) changes it; one to `self.val_pipe` does not
-    reads = {code(n) for n in cst_walk.walk(value) if isinstance(n, (cst.Name, cst.Attribute, cst.Subscript))}
-
-    def stored(target) -> set:
-        parts = target.elements if isinstance(target, (cst.Tuple, cst.List)) else [target]
-        hit = set()
-        for part in parts:
-            part = part.value if isinstance(part, (cst.Element, cst.StarredElement)) else part
-            if isinstance(part, (cst.Tuple, cst.List)):
-                hit |= stored(part)
-            elif isinstance(part, (cst.Attribute, cst.Subscript)):
-                text = code(part)
-                if any(r == text or r.startswith((text + ".", text + "[")) for r in reads):
-                    hit |= cst_walk.variables(part) & names
-            else:
-                hit |= cst_walk.variables(part) & names
-        return hit
-
-    for node in [*own.nodes, *own.nested]:
-        if isinstance(node, (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.NamedExpr, cst.Del)):
-            hit = stored(node.target)
-        elif isinstance(node, cst.AsName):
-            hit = cst_walk.variables(node.name) & names
-        elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-            hit = {node.name.value} & names
-        else:
-            continue
-        if not hit:
-            continue
-        at = span[id(node)][0]
-        if start < at < read or any(not (parents.contains(loop, stmt) and at < start) and parents.contains(loop, node)
-                                    for loop in loops):
-            return sorted(hit)[0]
-    return None
+        bound = _BOUND_NAMES.get(site.parents, {}).get(id(site.construction))
+        return sorted(cst_walk.variables(value))[0] if bound is not None else None
+    return changed_before_read(site, call, value, any_global=True)
 
 
 #: per file (its parents index): {id(the pipeline's call): the name its batch size is bound to},
@@ -524,6 +472,9 @@ def _plan(call: cst.Call, site, fw: Framework = TORCH):
                 reader = reader_expression(m)
             except CannotConvert as e:
                 return f"{_short(kind, fw)}(reader_name=...): {e}; convert by hand"
+            changed = reader_changed(m, call, reader, "the iterator")
+            if changed:
+                return f"{_short(kind, fw)}(reader_name=...): {changed}"
             metas.append(cst.Call(func=cst.Attribute(value=_one_line(reader), attr=cst.Name("get_metadata"))))
         if group is None:
             meta = metas[0]
