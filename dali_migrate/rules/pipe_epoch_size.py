@@ -108,16 +108,46 @@ def changed_before_read(site, call, value, skip=frozenset(), made_at=None, any_g
     made_at = made_at if made_at is not None else _made_at(site)
     if made_at is None or call is None or id(call) not in parents.span:
         return None
+    # The rules plan an iterator several times (its blocker, its rewrite, what it adds), each time
+    # with a new copy of the same reader arguments: the answer for the same text at the same place
+    # is worked out once per conversion.
+    key = (id(call), id(made_at), code(value), frozenset(skip), any_global)
+    memo = cst_walk.remembered(lambda _: {}, parents.order[0], key=_changed_memo_key)
+    if key not in memo:
+        memo[key] = _changed_before_read(parents, call, value, names, made_at, any_global)
+    return memo[key]
+
+
+def _changed_memo_key(_):
+    """(names :func:`changed_before_read`'s per-conversion memo, kept on the module's node)"""
+
+
+def _scope_stores(scope, parents) -> tuple:
+    """(the nodes of ``scope`` that may bind or store a name, with their positions; its loops):
+    the same for every question about the scope, gathered once per conversion."""
     from dali_migrate.call_sites import _scope_nodes
 
+    own = _scope_nodes(scope, parents)
+    span = parents.span
+    stores = [
+        (span[id(node)][0], node) for node in [*own.nodes, *own.nested]
+        if isinstance(node, (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.NamedExpr, cst.Del,
+                             cst.AsName, cst.FunctionDef, cst.ClassDef)) and id(node) in span
+    ]
+    loops = [n for n in own.nodes if isinstance(n, (cst.For, cst.While))]
+    return stores, loops
+
+
+def _changed_before_read(parents, call, value, names: set, made_at, any_global: bool) -> Optional[str]:
     stmt = parents.statement(made_at)
     scope = parents.scope(stmt)
     if scope is not parents.scope(call):
         return sorted(names)[0]
-    own = _scope_nodes(scope if scope is not None else parents.order[0], parents)
+    scope_node = scope if scope is not None else parents.order[0]
+    stores, all_loops = cst_walk.remembered(lambda n: _scope_stores(n, parents), scope_node, key=_scope_stores)
     span = parents.span
     start, read = span[id(stmt)][0], span[id(call)][0]
-    loops = [n for n in own.nodes if isinstance(n, (cst.For, cst.While)) and parents.contains(n, call)]
+    loops = [n for n in all_loops if parents.contains(n, call)]
     for node in parents.find((cst.Global, cst.Nonlocal)):
         # one in the scope itself makes the name its enclosing scope's, which runs no code meanwhile:
         # only its own stores (below) change it; one elsewhere lets a function called here assign it
@@ -145,18 +175,19 @@ def changed_before_read(site, call, value, skip=frozenset(), made_at=None, any_g
                 hit |= cst_walk.variables(part) & names
         return hit
 
-    for node in [*own.nodes, *own.nested]:
-        if isinstance(node, (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.NamedExpr, cst.Del)):
-            hit = stored(node.target)
-        elif isinstance(node, cst.AsName):
+    for at, node in stores:
+        # (a store outside the window and outside every loop around the use cannot matter: the
+        # cheap position test goes first)
+        if not (start < at < read) and not loops:
+            continue
+        if isinstance(node, cst.AsName):
             hit = cst_walk.variables(node.name) & names
         elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
             hit = {node.name.value} & names
         else:
-            continue
+            hit = stored(node.target)
         if not hit:
             continue
-        at = span[id(node)][0]
         if start < at < read or any(not (parents.contains(loop, stmt) and at < start) and parents.contains(loop, node)
                                     for loop in loops):
             return sorted(hit)[0]
