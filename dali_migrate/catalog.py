@@ -44,6 +44,9 @@ class OpInfo:
     # Arguments that change the output count -> their default as a Python literal (None: giving
     # the argument at all may change the count).
     num_outputs_args: Tuple[Tuple[str, object], ...] = ()
+    # A reader's arguments from DALI's common reader schema LoaderBase (shuffling, sharding,
+    # prefetching), sorted; () for other operators.
+    loader_args: Tuple[str, ...] = ()
 
 
 class Catalog:
@@ -52,8 +55,8 @@ class Catalog:
         self._by_fn = {}
         for fn_name, fields in data["ops"].items():
             fields = dict(fields)
-            for key in ("args", "devices"):
-                fields[key] = tuple(fields[key])
+            for key in ("args", "devices", "loader_args"):
+                fields[key] = tuple(fields.get(key, ()))
             fields["num_outputs_args"] = tuple(sorted(fields.get("num_outputs_args", {}).items()))
             self._by_fn[fn_name] = OpInfo(fn_name=fn_name, **fields)
         self._by_ops = {info.ops_name: info for info in self._by_fn.values() if info.ops_name}

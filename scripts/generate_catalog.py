@@ -158,6 +158,23 @@ def _default_literal(schema, name: str, type_name: str, keeps_default):
         return None
 
 
+def _loader_args(b, target) -> list:
+    """The arguments ``target`` (a reader's schema) takes from DALI's common reader schema
+    ``LoaderBase`` (random_shuffle, initial_fill, shard_id, ...): the schema registry does not
+    say which schemas a schema inherits, so an argument counts where the reader has it with
+    LoaderBase's own documentation and default (a reader that redefines one has its own)."""
+    base = b.GetSchema("LoaderBase")
+
+    def default(schema, name):
+        has = schema.HasArgumentDefaultValue(name)
+        return has, schema.GetArgumentDefaultValueString(name) if has else None
+
+    return sorted(
+        name for name in base.GetArgumentNames()
+        if target.HasArgument(name) and target.GetArgumentDox(name) == base.GetArgumentDox(name)
+        and default(target, name) == default(base, name))
+
+
 def _facts(b, registry, schema_name: str) -> dict:
     """Schema facts.  Alias schemas (FileReader -> readers__File) report 0 inputs and no
     arguments of their own, so inputs/args/outputs are read from the alias target."""
@@ -258,6 +275,7 @@ def build_catalog() -> dict:
         if entries[fn_name]["is_reader"]:
             # Readers take a seed for shuffling but are not per-call random ops in ndd.
             entries[fn_name]["is_random"] = False
+            entries[fn_name]["loader_args"] = _loader_args(b, reader_schema)
 
     return {
         "dali_version": dali.__version__,

@@ -1,7 +1,8 @@
 """``pipe.epoch_size(...)`` -> the reader's ``get_metadata()["epoch_size_padded"]`` (what a pipeline reports).
 
 The generator holds its reader inside, so the epoch size comes from a second reader made with
-the same arguments: cheap (it lists the data set, reads nothing). A reader asked for metadata
+the same arguments, less those that cannot change its metadata (:data:`META_ARGS`): cheap (it
+lists the data set, reads nothing). A reader asked for metadata
 before its first epoch fixes its batch size to 1, which is why it is not the one the loop uses.
 The reader's arguments refer to the pipeline's parameters; they are replaced by what the call
 site passed. Arguments that are not plain names, attributes, subscripts or literals would be
@@ -17,12 +18,13 @@ something the code may assign after the pipeline function is defined (:func:`def
 
 from __future__ import annotations
 
+import functools
 from typing import Optional
 
 import libcst as cst
 
 from dali_migrate import cst_walk
-from dali_migrate.cst_util import code, kwarg, names_in, without_kwargs
+from dali_migrate.cst_util import code, dotted, kwarg, names_in, without_kwargs
 from dali_migrate.rules.base import CallSiteRule
 
 _SIMPLE = (cst.Name, cst.Attribute, cst.Subscript, cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString)
@@ -386,6 +388,51 @@ class _Substitute(cst.CSTTransformer):
         return True
 
 
+# What the written-again reader is read for (epoch_size, epoch_size_padded, number_of_shards,
+# shard_id, pad_last_batch, stick_to_shard) follows from the data set and these of the arguments a
+# reader takes from DALI's common reader schema (catalog ``loader_args``); the others (shuffling,
+# seed, prefetching, lazy_init, ...) are left out of it, so that they are not evaluated again for
+# nothing, a name they read cannot block the use, and pipelines chosen through a variable whose
+# readers differ only in them (train and validation) get the same text.
+META_ARGS = frozenset({"num_shards", "shard_id", "pad_last_batch", "stick_to_shard"})
+
+# The readers (dynamic-mode names) for which tests/test_reader_meta_args.py builds the reader on the
+# CPU with and without each of the other loader arguments, at several values, and finds the same
+# metadata, also as a pipeline's reader: only these are written again without them.
+META_PROVEN = frozenset({
+    "readers.File", "readers.Numpy", "readers.TFRecord", "readers.COCO", "readers.Caffe", "readers.Caffe2",
+    "readers.MXNet", "readers.Webdataset", "readers.NemoAsr", "experimental.readers.Video",
+})
+
+
+@functools.lru_cache(maxsize=None)
+def meta_free_args(ndd_name: str) -> frozenset:
+    """The arguments of the reader ``ndd_name`` (``"readers.File"``) that cannot change its
+    metadata: its loader arguments but :data:`META_ARGS`, where it is in :data:`META_PROVEN`."""
+    if ndd_name not in META_PROVEN:
+        return frozenset()
+    from dali_migrate import catalog
+
+    found = [set(info.loader_args) for info in catalog.load().all() if info.is_reader and info.ndd_name == ndd_name]
+    # (a reader that several fn names reach: only what each of them takes from the loader schema)
+    return frozenset(set.intersection(*found) - META_ARGS) if found else frozenset()
+
+
+def _meta_free_kwargs(reader: cst.Call) -> frozenset:
+    """The keyword arguments of ``reader`` (a converted ``ndd.readers.X(...)`` call) that the
+    reader written again for its metadata leaves out (:func:`meta_free_args`); none for a reader
+    on another device than the CPU: the proof runs on the CPU."""
+    device = kwarg(reader, "device")
+    if device is not None and not (isinstance(device.value, cst.SimpleString) and device.value.evaluated_value == "cpu"):
+        return frozenset()
+    parts = (dotted(reader.func) or "").split(".")
+    for k in range(1, len(parts)):  # after the dynamic-mode module's name, whatever it is bound to
+        name = ".".join(parts[k:])
+        if name in META_PROVEN:
+            return meta_free_args(name)
+    return frozenset()
+
+
 def reader_expression(site) -> cst.BaseExpression:
     info = site.pipeline
     if site.reader_call is None:
@@ -393,7 +440,8 @@ def reader_expression(site) -> cst.BaseExpression:
     construction, found = made(site)
     params = info.func.params
     param_names = {p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]}
-    used = names_in(cst.Module(body=[cst.SimpleStatementLine([cst.Expr(cst.Tuple([cst.Element(a.value) for a in site.reader_call.args]))])]))
+    reader = without_kwargs(site.reader_call, {"seed"} | _meta_free_kwargs(site.reader_call))
+    used = names_in(cst.Module(body=[cst.SimpleStatementLine([cst.Expr(cst.Tuple([cst.Element(a.value) for a in reader.args]))])]))
     local = used & info.setup_names - param_names
     if local:
         # The code that makes the pipeline may compute them the same way (a rank and world size);
@@ -411,7 +459,6 @@ def reader_expression(site) -> cst.BaseExpression:
         if not shared:
             raise CannotConvert(f"the reader's arguments use {', '.join(sorted(local))}, computed inside the pipeline{reason}")
     settings = {"seed", "batch_size", "num_threads", "device_id"}
-    reader = without_kwargs(site.reader_call, ["seed"])
     if found is None:
         sources = _param_sources(info, construction)
         values = {name: value for name, (value, _) in sources.items()}
@@ -482,7 +529,7 @@ def blocker(call, site):
 
 RULE = CallSiteRule(
     id="pipe-epoch-size",
-    summary='pipe.epoch_size("Reader") becomes ndd.readers.<Class>(<same arguments>).get_metadata()["epoch_size_padded"]',
+    summary='pipe.epoch_size("Reader") becomes ndd.readers.<Class>(<the arguments its metadata depends on>).get_metadata()["epoch_size_padded"]',
     receiver="pipeline",
     methods=("epoch_size",),
     rewrite=_rewrite,

@@ -171,7 +171,7 @@ def torch_pipe(root, *, batch_size=32, num_threads=4, device_id=0, seed=None):
 def train(model, root):
     pipe = torch_pipe(root)
     loader = DaliTorchIterator(
-        pipe, ["data", "label"], batch_size=32, reader_meta=ndd.readers.File(file_root=root, random_shuffle=True).get_metadata(), last_batch_policy="PARTIAL"
+        pipe, ["data", "label"], batch_size=32, reader_meta=ndd.readers.File(file_root=root).get_metadata(), last_batch_policy="PARTIAL"
     )
     for batch in loader:
         data = batch[0]["data"]

@@ -228,12 +228,12 @@ def build_eval_loader(args, device):
                                resize_shorter=args.resize_short,
                                shard_id=trainer_id,
                                num_shards=num_trainers)
-    return DaliPaddleIterator(pipe, ["data", "label"], batch_size=args.batch_size, reader_meta=ndd.readers.File(file_root=file_root, shard_id=trainer_id, num_shards=num_trainers, random_shuffle=False, pad_last_batch=True).get_metadata(), last_batch_policy="PARTIAL")
+    return DaliPaddleIterator(pipe, ["data", "label"], batch_size=args.batch_size, reader_meta=ndd.readers.File(file_root=file_root, shard_id=trainer_id, num_shards=num_trainers, pad_last_batch=True).get_metadata(), last_batch_policy="PARTIAL")
 
 
 def build_infer_loader(image_dir, batch_size=1):
     pipe = create_val_pipeline(image_dir, batch_size, crop=64, resize_shorter=72, data_format="NHWC")
-    return DaliPaddleIterator(pipe, ["image", "label"], batch_size=batch_size, reader_meta=ndd.readers.File(file_root=image_dir, shard_id=0, num_shards=1, random_shuffle=False, pad_last_batch=True).get_metadata())
+    return DaliPaddleIterator(pipe, ["image", "label"], batch_size=batch_size, reader_meta=ndd.readers.File(file_root=image_dir, shard_id=0, num_shards=1, pad_last_batch=True).get_metadata())
 
 
 def evaluate(model, args):

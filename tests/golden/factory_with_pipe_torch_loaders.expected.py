@@ -225,7 +225,7 @@ def build_loaders(args):
                                 shard_id=args.local_rank,
                                 num_shards=args.world_size,
                                 is_training=True)
-    train_loader = DaliTorchIterator(pipe, ["data", "label"], batch_size=args.batch_size, reader_meta=ndd.readers.File(file_root=train_dir, shard_id=args.local_rank, num_shards=args.world_size, random_shuffle=True, pad_last_batch=True).get_metadata(), auto_reset=True, last_batch_policy="PARTIAL")
+    train_loader = DaliTorchIterator(pipe, ["data", "label"], batch_size=args.batch_size, reader_meta=ndd.readers.File(file_root=train_dir, shard_id=args.local_rank, num_shards=args.world_size, pad_last_batch=True).get_metadata(), auto_reset=True, last_batch_policy="PARTIAL")
 
     val_pipe = create_dali_pipeline(batch_size=args.batch_size,
                                     num_threads=args.workers,
@@ -237,7 +237,7 @@ def build_loaders(args):
                                     shard_id=args.local_rank,
                                     num_shards=args.world_size,
                                     is_training=False)
-    val_loader = DaliTorchIterator(val_pipe, ["data", "label"], batch_size=args.batch_size, reader_meta=ndd.readers.File(file_root=os.path.join(args.data, "val"), shard_id=args.local_rank, num_shards=args.world_size, random_shuffle=False, pad_last_batch=True).get_metadata(), auto_reset=True, last_batch_policy="PARTIAL")
+    val_loader = DaliTorchIterator(val_pipe, ["data", "label"], batch_size=args.batch_size, reader_meta=ndd.readers.File(file_root=os.path.join(args.data, "val"), shard_id=args.local_rank, num_shards=args.world_size, pad_last_batch=True).get_metadata(), auto_reset=True, last_batch_policy="PARTIAL")
     return train_loader, val_loader
 
 

@@ -181,8 +181,8 @@ def build_loaders(args):
     train_loader = DaliTorchIterator(image_pipeline(args.train_dir, crop=args.crop, batch_size=args.batch_size),
                                        ["data", "label"],
                                        batch_size=args.batch_size,
-                                       reader_meta=ndd.readers.File(file_root=args.train_dir, random_shuffle=False).get_metadata())
-    val_loader = DaliTorchIterator(make_pipe(args.val_dir, args.batch_size, args.crop), ["data", "label"], batch_size=args.batch_size, reader_meta=ndd.readers.File(file_root=args.val_dir, random_shuffle=False).get_metadata(), last_batch_policy="PARTIAL")
+                                       reader_meta=ndd.readers.File(file_root=args.train_dir).get_metadata())
+    val_loader = DaliTorchIterator(make_pipe(args.val_dir, args.batch_size, args.crop), ["data", "label"], batch_size=args.batch_size, reader_meta=ndd.readers.File(file_root=args.val_dir).get_metadata(), last_batch_policy="PARTIAL")
     return train_loader, val_loader
 
 

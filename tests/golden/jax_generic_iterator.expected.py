@@ -170,7 +170,7 @@ def train_epoch(params, update, root):
         pipe,
         ["images", "labels"],
         batch_size=64,
-        reader_meta=ndd.readers.File(file_root=root, random_shuffle=True).get_metadata(),
+        reader_meta=ndd.readers.File(file_root=root).get_metadata(),
         auto_reset=True,
         last_batch_policy="DROP",
     )

@@ -190,13 +190,13 @@ training_iterator = DaliJaxIterator(
     training_pipeline,
     ["images", "labels"],
     batch_size=batch_size,
-    reader_meta=ndd.readers.Caffe2(path=training_data_path, random_shuffle=True).get_metadata(),
+    reader_meta=ndd.readers.Caffe2(path=training_data_path).get_metadata(),
     auto_reset=True)
 validation_iterator = DaliJaxIterator(
     validation_pipeline,
     ["images", "labels"],
     batch_size=batch_size,
-    reader_meta=ndd.readers.Caffe2(path=validation_data_path, random_shuffle=False).get_metadata(),
+    reader_meta=ndd.readers.Caffe2(path=validation_data_path).get_metadata(),
     auto_reset=True)
 print(training_iterator)
 print(f"Training iterator size = {training_iterator.size}")

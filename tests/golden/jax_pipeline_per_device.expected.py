@@ -379,7 +379,7 @@ training_iterator = DaliJaxMultiIterator(
     pipelines,
     ["images", "labels"],
     batch_size=BATCH_SIZE_PER_GPU,
-    reader_meta=[ndd.readers.Caffe2(path=training_data_path, random_shuffle=True, num_shards=jax.device_count(), shard_id=id).get_metadata() for id, device in enumerate(jax.devices())],
+    reader_meta=[ndd.readers.Caffe2(path=training_data_path, num_shards=jax.device_count(), shard_id=id).get_metadata() for id, device in enumerate(jax.devices())],
     auto_reset=True)
 print(f"Number of batches in training iterator = {len(training_iterator)}")
 
@@ -389,7 +389,7 @@ validation_iterator = DaliJaxIterator(
     validation_pipeline,
     ["images", "labels"],
     batch_size=BATCH_SIZE_PER_GPU,
-    reader_meta=ndd.readers.Caffe2(path=validation_data_path, random_shuffle=False, num_shards=1, shard_id=0).get_metadata(),
+    reader_meta=ndd.readers.Caffe2(path=validation_data_path, num_shards=1, shard_id=0).get_metadata(),
     auto_reset=True)
 
 

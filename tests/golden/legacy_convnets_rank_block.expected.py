@@ -252,10 +252,10 @@ def get_dali_train_loader(dali_cpu=False):
         pipe = HybridTrainPipe(batch_size=batch_size, num_threads=workers,
                                device_id=rank % torch.cuda.device_count(), data_dir=traindir,
                                interpolation=interpolation, crop=image_size, dali_cpu=dali_cpu)
-        train_loader = DaliTorchIterator(pipe, ["data", "label"], batch_size=batch_size, reader_meta=ndd.readers.File(file_root=traindir, shard_id=rank, num_shards=world_size, random_shuffle=True, pad_last_batch=True).get_metadata(), last_batch_policy="PARTIAL")
+        train_loader = DaliTorchIterator(pipe, ["data", "label"], batch_size=batch_size, reader_meta=ndd.readers.File(file_root=traindir, shard_id=rank, num_shards=world_size, pad_last_batch=True).get_metadata(), last_batch_policy="PARTIAL")
         return (
             DALIWrapper(train_loader, memory_format),
-            int(ndd.readers.File(file_root=traindir, shard_id=rank, num_shards=world_size, random_shuffle=True, pad_last_batch=True).get_metadata()["epoch_size_padded"] / (world_size * batch_size)),
+            int(ndd.readers.File(file_root=traindir, shard_id=rank, num_shards=world_size, pad_last_batch=True).get_metadata()["epoch_size_padded"] / (world_size * batch_size)),
         )
 
     return gdtl
@@ -275,10 +275,10 @@ def get_dali_val_loader():
         pipe = HybridValPipe(batch_size=batch_size, num_threads=workers,
                              device_id=rank % torch.cuda.device_count(), data_dir=valdir,
                              interpolation=interpolation, crop=image_size, size=image_size + crop_padding)
-        val_loader = DaliTorchIterator(pipe, ["data", "label"], batch_size=batch_size, reader_meta=ndd.readers.File(file_root=valdir, shard_id=rank, num_shards=world_size, random_shuffle=False, pad_last_batch=True).get_metadata(), last_batch_policy="PARTIAL")
+        val_loader = DaliTorchIterator(pipe, ["data", "label"], batch_size=batch_size, reader_meta=ndd.readers.File(file_root=valdir, shard_id=rank, num_shards=world_size, pad_last_batch=True).get_metadata(), last_batch_policy="PARTIAL")
         return (
             DALIWrapper(val_loader, memory_format),
-            int(ndd.readers.File(file_root=valdir, shard_id=rank, num_shards=world_size, random_shuffle=False, pad_last_batch=True).get_metadata()["epoch_size_padded"] / (world_size * batch_size)),
+            int(ndd.readers.File(file_root=valdir, shard_id=rank, num_shards=world_size, pad_last_batch=True).get_metadata()["epoch_size_padded"] / (world_size * batch_size)),
         )
 
     return gdvl

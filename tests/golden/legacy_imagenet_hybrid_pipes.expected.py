@@ -214,12 +214,12 @@ def main():
     pipe = HybridTrainPipe(batch_size=args.batch_size, num_threads=args.workers, device_id=args.local_rank,
                            data_dir=args.data + "/train", crop=crop_size, shard_id=args.local_rank,
                            num_shards=args.world_size, dali_cpu=args.dali_cpu)
-    train_loader = DaliTorchIterator(pipe, ["data", "label"], batch_size=args.batch_size, size=int(ndd.readers.File(file_root=args.data + "/train", shard_id=args.local_rank, num_shards=args.world_size, random_shuffle=True).get_metadata()["epoch_size_padded"] / args.world_size))
+    train_loader = DaliTorchIterator(pipe, ["data", "label"], batch_size=args.batch_size, size=int(ndd.readers.File(file_root=args.data + "/train", shard_id=args.local_rank, num_shards=args.world_size).get_metadata()["epoch_size_padded"] / args.world_size))
 
     pipe = HybridValPipe(batch_size=args.batch_size, num_threads=args.workers, device_id=args.local_rank,
                          data_dir=args.data + "/val", crop=crop_size, size=val_size, shard_id=args.local_rank,
                          num_shards=args.world_size)
-    val_loader = DaliTorchIterator(pipe, ["data", "label"], batch_size=args.batch_size, size=int(ndd.readers.File(file_root=args.data + "/val", shard_id=args.local_rank, num_shards=args.world_size, random_shuffle=False).get_metadata()["epoch_size_padded"] / args.world_size))
+    val_loader = DaliTorchIterator(pipe, ["data", "label"], batch_size=args.batch_size, size=int(ndd.readers.File(file_root=args.data + "/val", shard_id=args.local_rank, num_shards=args.world_size).get_metadata()["epoch_size_padded"] / args.world_size))
 
     for epoch in range(2):
         for i, data in enumerate(train_loader):

@@ -216,11 +216,11 @@ def main():
 
     pipe = HybridTrainPipe(batch_size=args.batch_size, num_threads=args.workers, device_id=args.local_rank,
                            data_dir=args.data + "/train", crop=224, dali_cpu=args.dali_cpu)
-    train_loader = DaliTorchIterator(pipe, ["data", "label"], batch_size=args.batch_size, reader_meta=ndd.readers.File(file_root=args.data + "/train", random_shuffle=True, pad_last_batch=True).get_metadata())
+    train_loader = DaliTorchIterator(pipe, ["data", "label"], batch_size=args.batch_size, reader_meta=ndd.readers.File(file_root=args.data + "/train", pad_last_batch=True).get_metadata())
 
     pipe = HybridValPipe(batch_size=args.batch_size, num_threads=args.workers, device_id=args.local_rank,
                          data_dir=args.data + "/val", crop=224, size=256, dali_cpu=args.dali_cpu)
-    val_loader = DaliTorchIterator(pipe, ["data", "label"], batch_size=args.batch_size, reader_meta=ndd.readers.File(file_root=args.data + "/val", random_shuffle=False, pad_last_batch=True).get_metadata())
+    val_loader = DaliTorchIterator(pipe, ["data", "label"], batch_size=args.batch_size, reader_meta=ndd.readers.File(file_root=args.data + "/val", pad_last_batch=True).get_metadata())
 
     for epoch in range(2):
         for i, data in enumerate(train_loader):

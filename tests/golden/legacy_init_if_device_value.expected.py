@@ -195,7 +195,7 @@ def HybridTrainPipe(batch_size, num_threads, device_id, data_dir, crop, dali_cpu
 def get_loader(args):
     pipe = HybridTrainPipe(batch_size=args.batch_size, num_threads=args.workers, device_id=args.local_rank,
                            data_dir=args.data, crop=224, dali_cpu=args.dali_cpu, fp16=args.fp16)
-    return DaliTorchIterator(pipe, ["data", "label"], batch_size=args.batch_size, reader_meta=ndd.readers.File(file_root=args.data, random_shuffle=True).get_metadata())
+    return DaliTorchIterator(pipe, ["data", "label"], batch_size=args.batch_size, reader_meta=ndd.readers.File(file_root=args.data).get_metadata())
 
 
 if __name__ == "__main__":

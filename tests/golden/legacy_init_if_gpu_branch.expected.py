@@ -191,7 +191,7 @@ def main():
     args = parser.parse_args()
 
     pipe = TrainPipe(args.batch_size, args.workers, 0, args.data, 224, dali_cpu=args.dali_cpu)
-    loader = DaliTorchIterator(pipe, ["data", "label"], batch_size=args.batch_size, reader_meta=ndd.readers.File(file_root=args.data, random_shuffle=True).get_metadata(), last_batch_policy="PARTIAL")
+    loader = DaliTorchIterator(pipe, ["data", "label"], batch_size=args.batch_size, reader_meta=ndd.readers.File(file_root=args.data).get_metadata(), last_batch_policy="PARTIAL")
     for epoch in range(3):
         for data in loader:
             images, target = data[0]["data"], data[0]["label"].squeeze(-1).long()

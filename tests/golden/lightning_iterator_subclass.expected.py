@@ -207,7 +207,7 @@ class MNISTClassifier(LightningModule):
                 out = out[0]
                 return [out[k] if k != "label" else torch.squeeze(out[k]) for k in self.output_map]
 
-        self.train_loader = LightningWrapper(pipe, ["data", "label"], batch_size=BATCH_SIZE, reader_meta=ndd.readers.Caffe2(path="db/MNIST/training/", shard_id=shard_id, num_shards=num_shards, random_shuffle=True).get_metadata(), auto_reset=True, last_batch_policy="PARTIAL")
+        self.train_loader = LightningWrapper(pipe, ["data", "label"], batch_size=BATCH_SIZE, reader_meta=ndd.readers.Caffe2(path="db/MNIST/training/", shard_id=shard_id, num_shards=num_shards).get_metadata(), auto_reset=True, last_batch_policy="PARTIAL")
 
     def train_dataloader(self):
         return self.train_loader

@@ -248,7 +248,7 @@ def main(args):
         train_dir, local_rank, world_size,
         batch_size=args.batch_size, num_threads=args.num_threads, device_id=device_id,
     )
-    train_loader = DaliPaddleIterator(pipe, ["data", "label"], batch_size=args.batch_size, reader_meta=ndd.readers.File(file_root=train_dir, shard_id=local_rank, num_shards=world_size, random_shuffle=True, pad_last_batch=True).get_metadata(), last_batch_policy="DROP")
+    train_loader = DaliPaddleIterator(pipe, ["data", "label"], batch_size=args.batch_size, reader_meta=ndd.readers.File(file_root=train_dir, shard_id=local_rank, num_shards=world_size, pad_last_batch=True).get_metadata(), last_batch_policy="DROP")
 
     val = val_pipe(
         val_dir, local_rank, world_size,

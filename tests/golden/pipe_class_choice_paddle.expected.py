@@ -267,7 +267,7 @@ def dali_dataloader(args, mode, device):
         seed=args.dali_random_seed + shard_id,
         shard_id=shard_id,
         num_shards=num_shards)
-    return DaliPaddleIterator(pipe, ['data', 'label'], batch_size=args.batch_size, reader_meta=ndd.readers.File(file_root=file_root, shard_id=shard_id, num_shards=num_shards, random_shuffle=True, dont_use_mmap=True).get_metadata())
+    return DaliPaddleIterator(pipe, ['data', 'label'], batch_size=args.batch_size, reader_meta=ndd.readers.File(file_root=file_root, shard_id=shard_id, num_shards=num_shards).get_metadata())
 
 
 def build_dataloader(args, mode):

@@ -190,11 +190,11 @@ def main():
 
     pipe = create_dali_pipeline(batch_size=args.batch_size, num_threads=2, device_id=None, seed=12,
                                 data_dir=traindir, crop=32, size=40, is_training=True)
-    train_loader = DaliTorchIterator(pipe, ["data", "label"], batch_size=args.batch_size, reader_meta=ndd.readers.File(file_root=traindir, random_shuffle=True, pad_last_batch=True).get_metadata(), last_batch_policy="PARTIAL")
+    train_loader = DaliTorchIterator(pipe, ["data", "label"], batch_size=args.batch_size, reader_meta=ndd.readers.File(file_root=traindir, pad_last_batch=True).get_metadata(), last_batch_policy="PARTIAL")
 
     pipe = create_dali_pipeline(batch_size=args.batch_size, num_threads=2, device_id=None, seed=12,
                                 data_dir=valdir, crop=32, size=40, is_training=False)
-    val_loader = DaliTorchIterator(pipe, ["data", "label"], batch_size=args.batch_size, reader_meta=ndd.readers.File(file_root=valdir, random_shuffle=False, pad_last_batch=True).get_metadata(), last_batch_policy="PARTIAL")
+    val_loader = DaliTorchIterator(pipe, ["data", "label"], batch_size=args.batch_size, reader_meta=ndd.readers.File(file_root=valdir, pad_last_batch=True).get_metadata(), last_batch_policy="PARTIAL")
 
     for epoch in range(2):
         for data in train_loader:

@@ -207,7 +207,7 @@ def get_loader(args, is_training):
                     num_threads=args.workers,
                     device_id=args.local_rank,
                     seed=12 + args.local_rank)
-    return DaliTorchIterator(pipe, ["data", "label"], batch_size=args.batch_size, reader_meta=ndd.readers.File(file_root=data_dir, shard_id=args.local_rank, num_shards=args.world_size, random_shuffle=is_training, pad_last_batch=True).get_metadata(), auto_reset=True, last_batch_policy="PARTIAL")
+    return DaliTorchIterator(pipe, ["data", "label"], batch_size=args.batch_size, reader_meta=ndd.readers.File(file_root=data_dir, shard_id=args.local_rank, num_shards=args.world_size, pad_last_batch=True).get_metadata(), auto_reset=True, last_batch_policy="PARTIAL")
 
 
 def train(args, model):

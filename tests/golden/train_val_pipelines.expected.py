@@ -37,8 +37,8 @@ def val_pipe(root, *, batch_size, num_threads=2, device_id=None, seed=None):
 def run(root, batch_size, epochs):
     train = train_pipe(root, batch_size=batch_size, device_id=0)
     val = val_pipe(root, batch_size=batch_size, device_id=0)
-    train_steps = ndd.readers.File(file_root=root, random_shuffle=True).get_metadata()["epoch_size_padded"] // batch_size
-    val_steps = ndd.readers.File(file_root=root, random_shuffle=False).get_metadata()["epoch_size_padded"] // batch_size
+    train_steps = ndd.readers.File(file_root=root).get_metadata()["epoch_size_padded"] // batch_size
+    val_steps = ndd.readers.File(file_root=root).get_metadata()["epoch_size_padded"] // batch_size
     for epoch in range(epochs):
         for _ in range(train_steps):
             images, labels = next(train)

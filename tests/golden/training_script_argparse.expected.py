@@ -44,7 +44,7 @@ def main():
         device_id=0,
         seed=1,
     )
-    steps = ndd.readers.File(file_root=args.data_dir, random_shuffle=True, pad_last_batch=True).get_metadata()["epoch_size_padded"] // args.batch_size
+    steps = ndd.readers.File(file_root=args.data_dir, pad_last_batch=True).get_metadata()["epoch_size_padded"] // args.batch_size
     for epoch in range(args.epochs):
         start = time.time()
         for step in range(steps):

@@ -223,7 +223,7 @@ def dali_dataloader(args):
     world_size = int(os.environ.get("WORLD_SIZE", 1))
     pipe = make_train_pipeline(args.train_data, args.batch_size, args.workers, local_rank,
                                input_size=args.input_size, shard_id=local_rank, num_shards=world_size)
-    return DaliTorchIterator(pipe, ["data", "label"], batch_size=args.batch_size, reader_meta=ndd.readers.File(file_root=args.train_data, num_shards=world_size, shard_id=local_rank, random_shuffle=False, pad_last_batch=True).get_metadata())
+    return DaliTorchIterator(pipe, ["data", "label"], batch_size=args.batch_size, reader_meta=ndd.readers.File(file_root=args.train_data, num_shards=world_size, shard_id=local_rank, pad_last_batch=True).get_metadata())
 
 
 def main():

@@ -61,9 +61,9 @@ def test_setting_the_graph_reads_is_the_factory_parameter():
 
 def test_a_comparison_given_for_a_flag_is_evaluated_again():
     # Paddle's ResNet example: is_training=mode == Mode.TRAIN
-    src = FACTORY.replace("seed=12):", "seed=12, is_training=True):").replace("name='Reader')", "random_shuffle=is_training, name='Reader')")
+    src = FACTORY.replace("seed=12):", "seed=12, is_training=True):").replace("name='Reader')", "pad_last_batch=is_training, name='Reader')")
     out = _convert(src + LOADER.replace("loader(root)", "loader(root, mode)").replace("make(root, 8)", "make(root, 8, is_training=mode == 'train')"))
-    assert "reader_meta=ndd.readers.File(file_root=root, shard_id=0, num_shards=1, random_shuffle=mode == 'train').get_metadata()" in out
+    assert "reader_meta=ndd.readers.File(file_root=root, shard_id=0, num_shards=1, pad_last_batch=mode == 'train').get_metadata()" in out
 
 
 def test_argument_expressions_keep_their_precedence():

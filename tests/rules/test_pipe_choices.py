@@ -237,6 +237,41 @@ def test_pipelines_that_need_different_iterator_code_are_marked():
                "`DALIGenericIterator([pipe]" in r for r in reasons), reasons
 
 
+def _own_readers(train_args: str, val_args: str) -> str:
+    """Two Pipeline classes of the same signature, each making its own reader with these arguments."""
+    head = HEAD[:HEAD.index("class HybridPipeBase")]
+    for cls, args in (("HybridTrainPipe", train_args), ("HybridValPipe", val_args)):
+        head += (f"class {cls}(Pipeline):\n"
+                 f"    def __init__(self, file_root, batch_size, device_id, crop, num_threads=4, seed=42, shard_id=0, num_shards=1):\n"
+                 f"        super().__init__(batch_size, num_threads, device_id, seed=seed)\n"
+                 f"        self.input = ops.readers.File(file_root=file_root, shard_id=shard_id, num_shards=num_shards{args})\n"
+                 f"        self.decode = ops.decoders.Image(device=\"mixed\")\n\n"
+                 f"    def define_graph(self):\n"
+                 f"        jpegs, labels = self.input(name=\"Reader\")\n"
+                 f"        return [self.decode(jpegs), labels.gpu()]\n\n\n")
+    return head
+
+
+def test_readers_that_differ_only_in_shuffling_convert():
+    # the reader written again for the epoch leaves shuffling out: the same code serves both
+    head = _own_readers(", random_shuffle=True, initial_fill=4096, pad_last_batch=True", ", random_shuffle=False, pad_last_batch=True")
+    out, reasons = _convert(LOADER, head)
+    assert reasons == [], out
+    assert ("reader_meta=ndd.readers.File(file_root=file_root, shard_id=0, num_shards=1, pad_last_batch=True).get_metadata()"
+            in out)
+    assert "random_shuffle=True, initial_fill=4096, pad_last_batch=True, seed=seed)" in out
+    assert "random_shuffle=False, pad_last_batch=True)" in out
+
+
+def test_readers_that_differ_in_what_the_epoch_reads_are_marked():
+    for train, val in ((", pad_last_batch=True", ""), (", stick_to_shard=True", ", stick_to_shard=False"),
+                       (", random_shuffle=True", ", random_shuffle=False, pad_last_batch=True")):
+        out, reasons = _convert(LOADER, _own_readers(train, val))
+        assert "class HybridTrainPipe(Pipeline):" in out and "class HybridValPipe(Pipeline):" in out, (train, val)
+        assert any("the pipelines chosen through `pipe_class` (HybridTrainPipe, HybridValPipe) would need different code for "
+                   "`DALIGenericIterator([pipe]" in r for r in reasons), reasons
+
+
 def test_a_chosen_pipeline_returned_to_the_callers_is_marked():
     body = LOADER.replace('    return DALIGenericIterator([pipe], ["data", "label"], reader_name="Reader")\n', "    return pipe\n")
     body += '\n\nloader = DALIGenericIterator([dali_dataloader(args, "train", 0)], ["data", "label"], reader_name="Reader")\n'

@@ -91,16 +91,29 @@ def test_the_parameter_assigned_in_the_function_is_marked():
     assert any("benchmark() assigns its parameter `pipeline`, which gets a pipeline function" in r for r in reasons), reasons
 
 
+def _blur_reader(args: str) -> str:
+    head = HEAD.replace('jpegs, labels = fn.readers.file(file_root=root, name="Reader")\n    images = fn.decoders.image(jpegs, device="mixed")\n    return fn.gaussian_blur',
+                        f'jpegs, labels = fn.readers.file(file_root=root, {args}name="Reader")\n    images = fn.decoders.image(jpegs, device="mixed")\n    return fn.gaussian_blur')
+    assert head != HEAD
+    return head
+
+
+EPOCH_BENCH = BENCH.replace("    run_pipeline(pipe, 10)\n", '    run_pipeline(pipe, pipe.epoch_size("Reader") // batch_size)\n')
+
+
 def test_rewrites_that_differ_between_the_pipelines_passed_are_marked():
     # each pipeline's epoch size is read from its own reader: one line of code cannot say both
-    head = HEAD.replace('jpegs, labels = fn.readers.file(file_root=root, name="Reader")\n    images = fn.decoders.image(jpegs, device="mixed")\n    return fn.gaussian_blur',
-                        'jpegs, labels = fn.readers.file(file_root=root, random_shuffle=True, name="Reader")\n    images = fn.decoders.image(jpegs, device="mixed")\n    return fn.gaussian_blur')
-    assert head != HEAD
-    body = BENCH.replace("    run_pipeline(pipe, 10)\n", '    run_pipeline(pipe, pipe.epoch_size("Reader") // batch_size)\n')
-    out, reasons = _convert(body, head)
+    out, reasons = _convert(EPOCH_BENCH, _blur_reader("pad_last_batch=True, "))
     assert "@pipeline_def" in out
     assert any("benchmark() would need different code here for the pipeline functions it gets in `pipeline` (box_pipe, blur_pipe)" in r
                for r in reasons), reasons
+
+
+def test_readers_that_differ_only_in_shuffling_need_the_same_code():
+    # the reader written again for the epoch size leaves shuffling out
+    out, reasons = _convert(EPOCH_BENCH, _blur_reader("random_shuffle=True, "))
+    assert reasons == [] and "@pipeline_def" not in out, reasons
+    assert 'run_pipeline(pipe, ndd.readers.File(file_root="/data").get_metadata()["epoch_size_padded"] // batch_size)' in out
 
 
 def test_one_pipeline_left_leaves_the_others_passed_with_it():
