@@ -261,9 +261,17 @@ def defined_once(site, expr) -> Optional[str]:
     reads = {code(n) for n in cst_walk.walk(expr) if isinstance(n, (cst.Attribute, cst.Subscript))}
     imported = {code(a.asname.name if a.asname is not None else a.name).split(".")[0]
                 for a in parents.find(cst.ImportAlias)}
+    made_at = _made_at(site)
     for name in sorted(names):
         if not _module_constant(name, parents):
-            return name
+            # bound again somewhere in the module (a notebook's later cell, `batch_size = 200` once
+            # more): where the pipeline is made at module level too, only a binding from the def to
+            # there (or in a loop around it) changes what the copy reads; from there on the use's
+            # own check (changed_before_read) looks
+            if made_at is None or parents.scope(made_at) is not None:
+                return name
+            if changed_before_read(site, made_at, cst.Name(name), made_at=func) is not None:
+                return name
         through = [r for r in reads if r.startswith((name + ".", name + "["))]
         if not through:
             continue

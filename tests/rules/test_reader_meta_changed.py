@@ -344,3 +344,24 @@ def test_a_pipeline_function_defined_where_it_is_made_reads_its_settings_there()
     assert "DaliTorchIterator" not in out
     out, reasons = run(body.format(change=""))
     assert reasons == [] and "batch_size=bs, reader_meta=" in out
+
+
+def test_a_module_level_pipeline_whose_default_is_bound_again_only_after_its_use_converts():
+    # (a notebook: `batch_size = 200` in the first cell and again in a later one, the iterator made
+    # at module level in between: nothing rebinds it from the def to the iterator)
+    out, reasons = run("""
+        pipe = pipe_fn(batch_size=8, root="data")
+        it = DALIGenericIterator(pipe, ["x", "y"], reader_name="Reader")
+        WORLD = 1
+    """, "RANK = 0\nWORLD = 1\n" + DEFAULTS)
+    assert reasons == []
+    assert "reader_meta=ndd.readers.File(" in out
+
+
+def test_a_module_level_pipeline_whose_default_is_bound_again_before_it_is_made_is_marked():
+    out, reasons = run("""
+        WORLD = 2
+        pipe = pipe_fn(batch_size=8, root="data")
+        it = DALIGenericIterator(pipe, ["x", "y"], reader_name="Reader")
+    """, "RANK = 0\nWORLD = 1\n" + DEFAULTS)
+    _default_marked(out, reasons, "WORLD")
