@@ -127,9 +127,33 @@ class _ScopeNodes:
                 continue
             self.nodes.append(node)
             pos += 1
+        self._index = None
+
+    def index(self) -> tuple:
+        """({name: [positions in nodes of Name nodes spelled so]}, [positions of the other nodes
+        _plan_nodes looks at]): each pipeline variable of the scope reads only its own names
+        (issue 6: every variable walked every node of its scope)."""
+        if self._index is None:
+            self._index = _candidate_index(self.nodes)
+        return self._index
 
 
 _NESTED = frozenset({cst.FunctionDef, cst.Lambda, cst.ClassDef})  # (none has subclasses)
+# what _plan_nodes plans besides names: by exact type (none of these has subclasses)
+_PLANNED = frozenset({cst.Return, cst.Attribute, cst.ListComp, cst.Subscript, cst.Call})
+
+
+def _candidate_index(nodes: list) -> tuple:
+    by_name: dict = {}
+    others: list = []
+    Name = cst.Name
+    for i, node in enumerate(nodes):
+        tp = type(node)
+        if tp is Name:
+            by_name.setdefault(node.value, []).append(i)
+        elif tp in _PLANNED:
+            others.append(i)
+    return by_name, others
 
 
 def _scope_nodes(scope, parents: Parents) -> _ScopeNodes:
@@ -830,7 +854,13 @@ def _plan_nodes(scope, own, nodes, state, parents, site, pipe_rules, batch_rules
     for nested in _free_in_nested(own, tracked, parents):
         p.blockers.append((nested, f"a nested function uses the pipeline `{var or handoff}` or its outputs: convert by hand"))
     factories = []
-    for node in nodes:
+    # Only the nodes the loop below can plan, in their order: the scope's names spelled as a
+    # tracked name, and nodes of the types it looks at (every other node it passed by).
+    by_name, others = own.index() if nodes is own.nodes else _candidate_index(nodes)
+    picked = [i for n in tracked for i in by_name.get(n, ())]
+    picked.extend(others)
+    picked.sort()
+    for node in [nodes[i] for i in picked]:
         if handoff is not None and isinstance(node, cst.Return) and node.value is not None:
             if {n.value for n in parents.find(cst.Name, within=node.value)} & tracked:
                 p.blockers.append((parents.statement(node), f"{scope.name.value}() returns what it got in `{handoff}` (or its outputs), which dali-migrate does not follow to its callers: convert by hand"))

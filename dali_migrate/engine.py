@@ -428,7 +428,9 @@ class _Converter:
     def _build_time_calls(self, info, ctx, helpers) -> None:
         alias = self._numpy_alias()
         if self._variables is None:
-            self._variables = cst_walk.variables(self.module)
+            # per top-level statement, kept for the conversion: each pass's module shares most
+            # of its statements with the last pass's (a module's names are its statements')
+            self._variables = set().union(*(cst_walk.remembered(cst_walk.variables, s) for s in self.module.body))
         avoid = self._variables | (ctx.taken - self.taken)  # the module's variables, this pipeline's new names
         found = build_time_calls.plan(info, self.names, ctx.taken, {alias} if alias else set(), set(helpers), avoid, module=self.module)
         if found.blocker is None and found.replace and not _on(build_time_calls.RULE, self.enabled):

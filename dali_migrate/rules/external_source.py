@@ -340,12 +340,20 @@ def _class_def(name: str, module, pipeline) -> Optional[cst.ClassDef]:
 
 def _binding_count(root, name: str) -> int:
     """How many times ``name`` is bound under ``root`` (a ``global``/``nonlocal`` counts as many)."""
-    count = 0
+    # asked for many names of the same roots (the whole file among them): the counts of every
+    # name are gathered in one walk, kept per root for the conversion
+    return cst_walk.remembered(_binding_counts, root).get(name, 0)
+
+
+def _binding_counts(root) -> dict:
+    counts: dict = {}
+
+    def add(name: str, k: int = 1) -> None:
+        counts[name] = counts.get(name, 0) + k
 
     def target(t):
-        nonlocal count
         if isinstance(t, cst.Name):
-            count += t.value == name
+            add(t.value)
         elif isinstance(t, (cst.Tuple, cst.List)):
             for e in t.elements:
                 target(e.value)
@@ -361,14 +369,16 @@ def _binding_count(root, name: str) -> int:
         elif tp is cst.AsName:
             target(n.name)
         elif tp in (cst.FunctionDef, cst.ClassDef) and n is not root:
-            count += n.name.value == name
+            add(n.name.value)
         elif tp is cst.ImportAlias and n.asname is None:
-            count += code(n.name).split(".")[0] == name
-        elif tp in (cst.Global, cst.Nonlocal) and any(g.name.value == name for g in n.names):
-            count += 100
+            add(code(n.name).split(".")[0])
+        elif tp in (cst.Global, cst.Nonlocal):
+            for g in {g.name.value for g in n.names}:  # (once per statement, as many as it names it)
+                add(g, 100)
         elif tp is cst.Del:
-            count += name in cst_walk.names(n.target)
-    return count
+            for g in cst_walk.names(n.target):
+                add(g)
+    return counts
 
 
 def _instance(value, name: str, module, pipeline) -> Optional[cst.ClassDef]:
@@ -598,31 +608,41 @@ def _pipeline_calls(module, func):
 
 
 def _walk_calls(module, func):
+    from dali_migrate import parents as parents_index
+
     name = func.name.value
     found = []
-    stack = [(module, None, ())]
-    while stack:
-        node, parent, scopes = stack.pop()
-        if type(node) is cst.Name and node.value == name:
-            if node is func.name or (isinstance(parent, cst.Attribute) and parent.attr is node) or (
-                isinstance(parent, cst.Arg) and parent.keyword is node
-            ):
-                pass
-            elif isinstance(parent, cst.Call) and parent.func is node:
-                found.append((parent, scopes))
-            else:
-                passed = _passed_calls(module, node)
-                if passed is None:
-                    return f"is used here other than by calling it (`{one_line(parent) if parent is not None else name}`)"
-                if isinstance(passed, str):
-                    return passed
-                found.extend(passed)
-            continue
-        # (by exact type: this meets every node of the file, and isinstance on libcst's classes
-        # is slow; none of the scope types has subclasses)
-        inner = (*scopes, node) if type(node) in _SCOPE_TYPES else scopes
-        stack.extend((child, node, inner) for child in reversed(cst_walk.children_tuple(node)))
+    # The file's index (the conversion's own, kept by module) gives the names spelled so in the
+    # order of a walk: each pipeline asked for no longer walks the whole file (issue 6).
+    parents = parents_index.build(module)
+    for node in parents.names(name):
+        parent = parents.of(node)
+        if node is func.name or (isinstance(parent, cst.Attribute) and parent.attr is node) or (
+            isinstance(parent, cst.Arg) and parent.keyword is node
+        ):
+            pass
+        elif isinstance(parent, cst.Call) and parent.func is node:
+            found.append((parent, _scopes_of(node, parents)))
+        else:
+            passed = _passed_calls(module, node)
+            if passed is None:
+                return f"is used here other than by calling it (`{one_line(parent) if parent is not None else name}`)"
+            if isinstance(passed, str):
+                return passed
+            found.extend(passed)
     return found
+
+
+def _scopes_of(node, parents) -> tuple:
+    """The scopes around ``node``, outermost first."""
+    out = []
+    cur = parents.of(node)
+    while cur is not None:
+        # (by exact type: isinstance on libcst's classes is slow; none of the scope types has subclasses)
+        if type(cur) in _SCOPE_TYPES:
+            out.append(cur)
+        cur = parents.of(cur)
+    return tuple(reversed(out))
 
 
 _SCOPE_TYPES = frozenset(_SCOPES)
