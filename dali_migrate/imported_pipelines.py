@@ -618,6 +618,11 @@ def _check_names(imp: Imported, a_side, definer: str, a_text: str, conv, b_text:
             if sites:
                 raise _No(f"the importer binds `{name}`")
             continue
+        if _rebound_later(a_tree, b_tree, name):
+            # the definer's name then holds another value than the importer's copy of it took at
+            # its import (`pipes.ROOT = ...`, `global ROOT` in a setter): the pipeline reads the one,
+            # the rewrite written into the importer the other
+            raise _No(f"`{name}` of {imp.source} may be assigned again after the importer imports it")
         top = [s for s in b_tree.body if isinstance(s, (ast.Import, ast.ImportFrom)) and name in outside_users.bindings(s)]
         if len(whats) != 1 or len(sites) != 1 or len(top) != 1:
             raise _No(f"`{name}` of {imp.source} is not seen in the importer")
@@ -630,6 +635,19 @@ def _check_names(imp: Imported, a_side, definer: str, a_text: str, conv, b_text:
                     and b_what[-1] == name and name not in changed)
         if not same:
             raise _No(f"`{name}` of {imp.source} is not what the importer calls `{name}`")
+
+
+def _rebound_later(a_tree, b_tree, name: str) -> bool:
+    """May the definer's module-level ``name`` change after it is first bound: declared ``global``
+    in one of its functions, or stored as an attribute of that name in either file (the module's
+    ``pipes.ROOT = ...``; any object's counts, since which module the object is is not followed)."""
+    for tree in (a_tree, b_tree):
+        for node in ast.walk(tree):
+            if tree is a_tree and isinstance(node, ast.Global) and name in node.names:
+                return True
+            if isinstance(node, ast.Attribute) and node.attr == name and isinstance(node.ctx, (ast.Store, ast.Del)):
+                return True
+    return False
 
 
 def _resolved(what: tuple, rel: str) -> tuple:

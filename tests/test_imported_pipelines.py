@@ -247,3 +247,52 @@ def test_converted_project_gives_the_same_batches(tmp_path, fixture_data):
                 assert torch.equal(tx, ty), i
         else:
             assert x == y, (i, x, y)
+
+
+ROOT_PIPES = '''\
+from nvidia.dali import fn, pipeline_def
+
+ROOT = "/data/train"
+
+
+@pipeline_def(batch_size=4, num_threads=1, device_id=0)
+def image_pipe():
+    jpegs, labels = fn.readers.file(file_root=ROOT, name="Reader")
+    return jpegs, labels
+'''
+ROOT_LOADER = '''\
+from nvidia.dali.plugin.pytorch import DALIGenericIterator
+
+from . import pipes
+from .pipes import ROOT, image_pipe
+
+
+def make_loader(val):
+    {set_root}
+    pipe = image_pipe()
+    return DALIGenericIterator([pipe], ["images", "labels"], reader_name="Reader")
+'''
+
+
+@pytest.mark.parametrize("setter, set_root", [
+    ("", "pass"),
+    ("\n\ndef set_root(root):\n    global ROOT\n    ROOT = root\n", "pipes.set_root(val)"),
+    ("", "pipes.ROOT = val"),
+])
+def test_a_definer_name_assigned_again_after_the_import_holds_both(tmp_path, setter, set_root):
+    """The pipeline reads the definer's ROOT when it is made; `reader_meta=` written into the
+    loader would read the loader's ROOT, bound when it imported it: after `pipes.ROOT = val` (or a
+    setter's `global ROOT`) they are different data sets, so different epoch sizes."""
+    root = tmp_path / "roots"
+    (root / "pkg").mkdir(parents=True)
+    (root / "setup.cfg").write_text("")
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "pipes.py").write_text(ROOT_PIPES + setter)
+    (root / "pkg" / "loader.py").write_text(ROOT_LOADER.format(set_root=set_root))
+    _run(sorted(root.rglob("*.py")))
+    pipes, loader = (root / "pkg" / "pipes.py").read_text(), (root / "pkg" / "loader.py").read_text()
+    if set_root == "pass":  # nothing assigns it again: both convert
+        assert "reader_meta=ndd.readers.File(file_root=ROOT).get_metadata()" in loader and "# dali-migrate:" not in loader
+        return
+    assert "@pipeline_def" in pipes and outside_users.WHY in pipes
+    assert "DALIGenericIterator(" in loader and "reader_meta=" not in loader
