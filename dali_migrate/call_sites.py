@@ -1259,6 +1259,44 @@ def _read_late(func: cst.FunctionDef, parents: Parents) -> list:
     function's names when the generator runs, the pipeline read them when its graph was defined.
     So a name it reads must not be bound again, nor changed in place, after the definition."""
     outer = parents.scope(func)
+    if outer is None and id(func) in parents.span:
+        # a module-level pipeline: the pipeline read module variables when it was made, the
+        # converted generator reads them when it first runs; one bound again anywhere in the module
+        # (or declared global) may hold another value by then
+        reads = cst_walk.variables(func.body) - {n for n, _ in _own_bindings(func, parents)}
+        if not reads:
+            return []
+        start = parents.span[id(func)][0]
+        declared = {n.name.value for node in parents.find(cst.Global) for n in node.names}
+        star = any(isinstance(n.names, cst.ImportStar) for n in parents.find(cst.ImportFrom))
+
+        def late(name) -> bool:
+            # bound where it can run again after the pipeline is made: by a function (`global`), in
+            # a loop at module level, or by a second statement after the def (which comes before any
+            # call of it; a name bound once runs its binding once, while the module loads); the same
+            # import written again (`import nvidia.dali.fn as fn` twice) binds the same module
+            if name in declared:
+                return True
+            stmts = {}
+            for n, pos in _own_bindings(parents.order[0], parents):
+                if n != name or pos < 0:
+                    continue
+                node = parents.order[pos]
+                if any(isinstance(a, (cst.For, cst.While)) for a in _ancestors(node, parents)):
+                    return True
+                stmt = parents.statement(node)
+                stmts.setdefault(id(stmt), (pos, stmt))
+            if len(stmts) < 2 or all(pos < start for pos, _ in stmts.values()):
+                return False
+            imports = {_import_target(stmt, name) for _, stmt in stmts.values()}
+            return len(imports) != 1 or None in imports
+
+        if star:
+            return []  # (names a star import binds are not followed anywhere: it marks elsewhere)
+        return [f"the graph reads `{n}`, a module variable that is assigned again after the pipeline function is "
+                f"defined (or declared global): the pipeline read it when it was made, the converted generator "
+                f"would read it when it first runs; convert by hand"
+                for n in sorted(reads) if late(n)]
     if not isinstance(outer, cst.FunctionDef):
         return []
     from dali_migrate.legacy import _mutated
@@ -1271,6 +1309,31 @@ def _read_late(func: cst.FunctionDef, parents: Parents) -> list:
             late += sorted(_mutated(node) & reads - set(late))
     return [f"the graph reads `{n}`, which {outer.name.value}() assigns or changes after the graph is defined: the converted "
             f"generator would read it when it runs; convert by hand" for n in late]
+
+
+def _import_target(stmt, name: str):
+    """What the import statement ``stmt`` binds ``name`` to (``nvidia.dali.fn`` for ``import
+    nvidia.dali.fn as fn`` and for ``from nvidia.dali import fn``: where both run, the attribute is
+    the submodule), else None."""
+    for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+        if isinstance(small, cst.Import):
+            for alias in small.names:
+                bound = alias.asname.name.value if alias.asname is not None else code(alias.name).split(".")[0]
+                if bound == name:
+                    return code(alias.name) if alias.asname is not None else code(alias.name).split(".")[0]
+        elif isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar) and not small.relative:
+            for alias in small.names:
+                bound = alias.asname.name.value if alias.asname is not None else code(alias.name)
+                if bound == name and small.module is not None:
+                    return f"{code(small.module)}.{code(alias.name)}"
+    return None
+
+
+def _ancestors(node, parents: Parents):
+    cur = parents.of(node)
+    while cur is not None:
+        yield cur
+        cur = parents.of(cur)
 
 
 def _handoff_target(node, parents: Parents):

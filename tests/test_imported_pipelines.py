@@ -294,5 +294,6 @@ def test_a_definer_name_assigned_again_after_the_import_holds_both(tmp_path, set
     if set_root == "pass":  # nothing assigns it again: both convert
         assert "reader_meta=ndd.readers.File(file_root=ROOT).get_metadata()" in loader and "# dali-migrate:" not in loader
         return
-    assert "@pipeline_def" in pipes and outside_users.WHY in pipes
+    # (with the setter, the definer's own graph reads a name a function rebinds: held for that too)
+    assert "@pipeline_def" in pipes and (outside_users.WHY in pipes or "the graph reads `ROOT`" in pipes)
     assert "DALIGenericIterator(" in loader and "reader_meta=" not in loader

@@ -224,7 +224,9 @@ def _module_constant(name: str, parents) -> bool:
         return False
     module = parents.order[0]
     at = [pos for n, pos in _own_bindings(module, parents) if n == name]
-    if len(at) > 1:
+    # (one statement may count twice: `import nvidia.dali.fn as fn` binds through its alias and its
+    # `as` name)
+    if len({id(parents.statement(parents.order[pos])) if pos >= 0 else pos for pos in at}) > 1:
         return False
     if at:
         node = parents.order[at[0]] if at[0] >= 0 else None

@@ -1,0 +1,115 @@
+"""A module-level pipeline reads module variables when it is made; the converted generator reads them
+when it first runs. A name bound again after the def (or by a function, `global`) may hold another
+value by then: such a pipeline stays, with a marker naming the variable (call_sites._read_late)."""
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from dali_migrate.device_cpu import to_cpu
+from dali_migrate.engine import convert_source
+
+LATE = "a module variable that is assigned again after the pipeline function is defined"
+
+PIPE = """\
+from nvidia.dali import fn, pipeline_def
+
+SHUFFLE = True
+
+
+@pipeline_def(num_threads=2, device_id=None, seed=3)
+def pipe_fn(root):
+    jpegs, labels = fn.readers.file(file_root=root, random_shuffle=SHUFFLE, name="Reader")
+    return jpegs, labels
+"""
+
+
+def convert(tail: str):
+    r = convert_source(PIPE + textwrap.dedent(tail))
+    return r.output, [m.reason for m in r.markers]
+
+
+def test_a_variable_bound_again_between_making_and_running_is_marked():
+    out, reasons = convert("""
+        def first_labels(root):
+            pipe = pipe_fn(root, batch_size=4)
+            pipe.build()
+            return pipe.run()
+
+
+        SHUFFLE = False
+    """)
+    assert any("`SHUFFLE`" in r and LATE in r for r in reasons), reasons
+    assert "pipe.build()" in out
+
+
+def test_a_variable_a_function_declares_global_is_marked():
+    out, reasons = convert("""
+        def no_shuffle():
+            global SHUFFLE
+            SHUFFLE = False
+
+
+        def first_labels(root):
+            pipe = pipe_fn(root, batch_size=4)
+            pipe.build()
+            return pipe.run()
+    """)
+    assert any("`SHUFFLE`" in r and LATE in r for r in reasons), reasons
+
+
+@pytest.mark.parametrize("header", [
+    "import types\nimport nvidia.dali.types as types\n",  # bound twice, both before the def
+    "import nvidia.dali.fn as fn\nfrom nvidia.dali import fn\n",  # the same module twice
+])
+def test_names_bound_only_before_the_def_or_to_the_same_module_convert(header):
+    r = convert_source(header + PIPE + textwrap.dedent("""
+        def first_labels(root):
+            pipe = pipe_fn(root, batch_size=4)
+            pipe.build()
+            return pipe.run()
+    """))
+    assert not [m.reason for m in r.markers], r.output
+    assert "pipe.build()" not in r.output
+
+
+def test_a_class_defined_once_after_the_pipeline_converts():
+    # (its one binding runs while the module loads, before any function makes the pipeline)
+    r = convert_source(PIPE.replace("return jpegs, labels", "return jpegs, (labels if Later else labels)") + textwrap.dedent("""
+        def first_labels(root):
+            pipe = pipe_fn(root, batch_size=4)
+            pipe.build()
+            return pipe.run()
+
+
+        class Later:
+            pass
+    """))
+    assert not [m.reason for m in r.markers], r.output
+
+
+def test_the_marked_case_did_differ(fixture_data, tmp_path):
+    # what converting it would have done: the converted generator reads SHUFFLE at its first next(),
+    # after the module bound it again, and gives the files in another order than the pipeline
+    from nvidia.dali import fn, pipeline_def
+
+    root = str(fixture_data / "images")
+
+    @pipeline_def(num_threads=2, device_id=None, seed=3)
+    def made_with(shuffle):
+        _, labels = fn.readers.file(file_root=root, random_shuffle=shuffle, name="Reader")
+        return labels
+
+    def first(shuffle):
+        p = made_with(shuffle, batch_size=8)
+        p.build()
+        return [int(x) for x in to_list(p.run()[0])]
+
+    assert first(True) != first(False)
+
+
+def to_list(tl):
+    import numpy as np
+
+    return [np.asarray(tl[i]).item() for i in range(len(tl))]
