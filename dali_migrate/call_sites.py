@@ -1288,8 +1288,9 @@ def _read_late(func: cst.FunctionDef, parents: Parents) -> list:
                 stmts.setdefault(id(stmt), (pos, stmt))
             if len(stmts) < 2 or all(pos < start for pos, _ in stmts.values()):
                 return False
-            imports = {_import_target(stmt, name) for _, stmt in stmts.values()}
-            return len(imports) != 1 or None in imports
+            # (a notebook binding `num_classes = 10` in two cells binds the same value twice)
+            values = {_import_target(stmt, name) or _literal_value(stmt, name) for _, stmt in stmts.values()}
+            return len(values) != 1 or None in values
 
         if star:
             return []  # (names a star import binds are not followed anywhere: it marks elsewhere)
@@ -1326,6 +1327,18 @@ def _import_target(stmt, name: str):
                 bound = alias.asname.name.value if alias.asname is not None else code(alias.name)
                 if bound == name and small.module is not None:
                     return f"{code(small.module)}.{code(alias.name)}"
+    return None
+
+
+def _literal_value(stmt, name: str):
+    """The literal ``stmt`` (``name = 10``) binds ``name`` to, as code, else None."""
+    body = stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ()
+    if len(body) == 1 and isinstance(body[0], cst.Assign) and len(body[0].targets) == 1:
+        target, value = body[0].targets[0].target, body[0].value
+        if isinstance(target, cst.Name) and target.value == name and (
+                isinstance(value, (cst.Integer, cst.Float, cst.SimpleString))
+                or (isinstance(value, cst.Name) and value.value in ("True", "False", "None"))):
+            return "=" + code(value)
     return None
 
 

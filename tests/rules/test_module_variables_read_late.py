@@ -113,3 +113,20 @@ def to_list(tl):
     import numpy as np
 
     return [np.asarray(tl[i]).item() for i in range(len(tl))]
+
+
+def test_the_same_literal_bound_again_converts_and_another_does_not():
+    # (a notebook's cells: `SHUFFLE = True` once more binds what the pipeline read)
+    tail = """
+        def first_labels(root):
+            pipe = pipe_fn(root, batch_size=4)
+            pipe.build()
+            return pipe.run()
+
+
+        SHUFFLE = {value}
+    """
+    _, same = convert(tail.format(value="True"))
+    _, other = convert(tail.format(value="False"))
+    assert same == []
+    assert any("`SHUFFLE`" in r and LATE in r for r in other), other
