@@ -60,6 +60,17 @@ def cpu_overhead(quick):
                  ["case", "ours", "native eager", "ratio", "native sync_cpu", "ratio"])
     for v in r.values():
         v.pop("samples_us", None)
+    # Interleaved, the other variants' worker threads keep the cores awake between our calls; each
+    # variant alone also pays for waking an idle core (bench_overhead.py --alone)
+    alone = bench_overhead.measure_alone("cpu", iters=150 if quick else 300, reps=5 if quick else 9,
+                                         rounds=1 if quick else 2)
+    rows = [[case, f"{v['ours_us']:.1f}", f"{v['native_eager_us']:.1f}", f"{v['ratio_eager']:.2f}",
+             f"{v['native_sync_us']:.1f}", f"{v['ratio_sync']:.2f}"] for case, v in alone.items()]
+    _print_table("The same, each variant alone in a process of its own", rows,
+                 ["case", "ours", "native eager", "ratio", "native sync_cpu", "ratio"])
+    for v in alone.values():
+        v.pop("samples_us", None)
+    r["alone"] = alone
     return r
 
 
