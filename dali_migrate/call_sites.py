@@ -1277,19 +1277,13 @@ def _read_late(func: cst.FunctionDef, parents: Parents) -> list:
             # import written again (`import nvidia.dali.fn as fn` twice) binds the same module
             if name in declared:
                 return True
-            stmts = {}
-            for n, pos in _own_bindings(parents.order[0], parents):
-                if n != name or pos < 0:
-                    continue
-                node = parents.order[pos]
-                if any(isinstance(a, (cst.For, cst.While)) for a in _ancestors(node, parents)):
-                    return True
-                stmt = parents.statement(node)
-                stmts.setdefault(id(stmt), (pos, stmt))
-            if len(stmts) < 2 or all(pos < start for pos, _ in stmts.values()):
+            stmts, in_loop = module_bindings(name, parents)
+            if in_loop:
+                return True
+            if len(stmts) < 2 or all(pos < start for pos, _ in stmts):
                 return False
             # (a notebook binding `num_classes = 10` in two cells binds the same value twice)
-            values = {_import_target(stmt, name) or _literal_value(stmt, name) for _, stmt in stmts.values()}
+            values = {_import_target(stmt, name) or _literal_value(stmt, name) for _, stmt in stmts}
             return len(values) != 1 or None in values
 
         if star:
@@ -1342,11 +1336,23 @@ def _literal_value(stmt, name: str):
     return None
 
 
-def _ancestors(node, parents: Parents):
-    cur = parents.of(node)
-    while cur is not None:
-        yield cur
-        cur = parents.of(cur)
+def module_bindings(name: str, parents: Parents) -> tuple:
+    """([(position, statement)] of the module-level statements that bind ``name``, one entry per
+    statement (`import a.b as b` binds through its alias and its `as` name), whether one of them
+    is inside a loop)."""
+    stmts: dict = {}
+    in_loop = False
+    for n, pos in _own_bindings(parents.order[0], parents):
+        if n != name or pos < 0:
+            continue
+        node = parents.order[pos]
+        cur = node  # (a `for` statement binds its own target: it counts as in a loop)
+        while cur is not None and not in_loop:
+            in_loop = isinstance(cur, (cst.For, cst.While))
+            cur = parents.of(cur)
+        stmt = parents.statement(node)
+        stmts.setdefault(id(stmt), (pos, stmt))
+    return list(stmts.values()), in_loop
 
 
 def _handoff_target(node, parents: Parents):

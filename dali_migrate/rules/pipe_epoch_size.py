@@ -216,25 +216,14 @@ def reader_changed(site, call, reader: cst.Call, use: str) -> Optional[str]:
 def _module_constant(name: str, parents) -> bool:
     """``name`` keeps, as long as the module runs, the value it had when the module bound it: bound
     once at module level (outside a loop) or not at all (a builtin), never declared ``global``."""
-    from dali_migrate.call_sites import _own_bindings
+    from dali_migrate.call_sites import module_bindings
 
     if any(name in {n.name.value for n in node.names} for node in parents.find(cst.Global)):
         return False
     if any(isinstance(n.names, cst.ImportStar) for n in parents.find(cst.ImportFrom)):
         return False
-    module = parents.order[0]
-    at = [pos for n, pos in _own_bindings(module, parents) if n == name]
-    # (one statement may count twice: `import nvidia.dali.fn as fn` binds through its alias and its
-    # `as` name)
-    if len({id(parents.statement(parents.order[pos])) if pos >= 0 else pos for pos in at}) > 1:
-        return False
-    if at:
-        node = parents.order[at[0]] if at[0] >= 0 else None
-        while node is not None:
-            if isinstance(node, (cst.For, cst.While)):
-                return False
-            node = parents.of(node)
-    return True
+    stmts, in_loop = module_bindings(name, parents)
+    return len(stmts) <= 1 and not in_loop
 
 
 def defined_once(site, expr) -> Optional[str]:

@@ -130,3 +130,16 @@ def test_the_same_literal_bound_again_converts_and_another_does_not():
     _, other = convert(tail.format(value="False"))
     assert same == []
     assert any("`SHUFFLE`" in r and LATE in r for r in other), other
+
+
+def test_a_variable_a_module_level_for_loop_binds_is_marked():
+    # (each turn makes a pipeline with the loop's value; the converted generator would read the
+    # value the loop holds when it first runs)
+    _, reasons = convert("""
+        labels = []
+        for SHUFFLE in (True, False):
+            pipe = pipe_fn("data", batch_size=4)
+            pipe.build()
+            labels.append(pipe.run())
+    """)
+    assert any("`SHUFFLE`" in r and LATE in r for r in reasons), reasons
