@@ -257,19 +257,25 @@ def _batch_size(site, call: cst.Call, alone: bool = True):
     value = made_value(site, key, "batch_size")
     if value is None:
         raise CannotConvert("the pipeline's batch size is not given where it is made")
-    if not repeatable(value):
+    why = _why_bound(site, call, value)
+    if why is not None:
         bound = _bound_once(site, call, key, value) if alone else None
         if bound is None:
-            raise CannotConvert("the pipeline's batch size is an expression that would run twice")
+            raise CannotConvert(why)
         return cst.Name(bound[0])
+    return value
+
+
+def _why_bound(site, call: cst.Call, value) -> Optional[str]:
+    """Why the batch size ``value`` must be bound once before the pipeline is made to be read at
+    ``call`` (:func:`_bound_once`; the marker where it cannot be), or None: it may be written again."""
+    if not repeatable(value):
+        return "the pipeline's batch size is an expression that would run twice"
     changed = _changed_before_read(site, call, value)
     if changed:
         # written again at the iterator it would read the new value: bound once, it reads the old
-        bound = _bound_once(site, call, key, value) if alone else None
-        if bound is None:
-            raise CannotConvert(f"the pipeline's batch size reads `{changed}`, which may be assigned again before the iterator is made")
-        return cst.Name(bound[0])
-    return value
+        return f"the pipeline's batch size reads `{changed}`, which may be assigned again before the iterator is made"
+    return None
 
 
 def _changed_before_read(site, call: cst.Call, value) -> Optional[str]:
@@ -348,7 +354,7 @@ def _binding(site, call: cst.Call):
         value = made_value(site, site.pipeline.bound_settings.get("batch_size", "batch_size"), "batch_size")
     except CannotConvert:
         return None
-    if value is None or (repeatable(value) and not _changed_before_read(site, call, value)):
+    if value is None or _why_bound(site, call, value) is None:
         return None
     return _bound_once(site, call, site.pipeline.bound_settings.get("batch_size", "batch_size"), value)
 
