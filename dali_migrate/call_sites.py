@@ -1140,7 +1140,14 @@ _BINDERS = frozenset({cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, c
 def _own_bindings(scope, parents: Parents) -> list:
     """(name, position) of each binding the scope makes itself (not its nested scopes): its
     parameters (position -1), assignments and loop targets, imports, defs and classes, and the
-    names it declares global or nonlocal (position -2: anywhere)."""
+    names it declares global or nonlocal (position -2: anywhere).
+
+    Kept per scope for the conversion (the module's is asked once per name it reads): callers
+    must not change the list."""
+    cache = parents.__dict__.setdefault("_own_bindings", {})
+    hit = cache.get(id(scope))
+    if hit is not None and hit[0] is scope:
+        return hit[1]
     found = []
     if isinstance(scope, (cst.FunctionDef, cst.Lambda)):
         params = scope.params
@@ -1160,6 +1167,7 @@ def _own_bindings(scope, parents: Parents) -> list:
         elif tp is cst.Global or tp is cst.Nonlocal:
             found += [(n.name.value, -2) for n in node.names]
     found += [(n.name.value, parents.span[id(n)][0]) for n in own.nested if isinstance(n, (cst.FunctionDef, cst.ClassDef))]
+    cache[id(scope)] = (scope, found)
     return found
 
 
@@ -1283,8 +1291,7 @@ def _read_late(func: cst.FunctionDef, parents: Parents) -> list:
             if len(stmts) < 2 or all(pos < start for pos, _ in stmts):
                 return False
             # (a notebook binding `num_classes = 10` in two cells binds the same value twice)
-            values = {_import_target(stmt, name) or _literal_value(stmt, name) for _, stmt in stmts}
-            return len(values) != 1 or None in values
+            return not _one_value(name, stmts, parents)
 
         if star:
             return []  # (names a star import binds are not followed anywhere: it marks elsewhere)
@@ -1304,6 +1311,16 @@ def _read_late(func: cst.FunctionDef, parents: Parents) -> list:
             late += sorted(_mutated(node) & reads - set(late))
     return [f"the graph reads `{n}`, which {outer.name.value}() assigns or changes after the graph is defined: the converted "
             f"generator would read it when it runs; convert by hand" for n in late]
+
+
+def _one_value(name: str, stmts: list, parents: Parents) -> bool:
+    """Do the module-level statements ``stmts`` (module_bindings) all bind ``name`` to the same
+    literal or the same import? Kept per name for the conversion (asked for each pipeline)."""
+    cache = parents.__dict__.setdefault("_one_value", {})
+    if name not in cache:
+        values = {_import_target(stmt, name) or _literal_value(stmt, name) for _, stmt in stmts}
+        cache[name] = len(values) == 1 and None not in values
+    return cache[name]
 
 
 def _import_target(stmt, name: str):
@@ -1339,7 +1356,10 @@ def _literal_value(stmt, name: str):
 def module_bindings(name: str, parents: Parents) -> tuple:
     """([(position, statement)] of the module-level statements that bind ``name``, one entry per
     statement (`import a.b as b` binds through its alias and its `as` name), whether one of them
-    is inside a loop)."""
+    is inside a loop). Kept per name for the conversion: callers must not change the list."""
+    cache = parents.__dict__.setdefault("_module_bindings", {})
+    if name in cache:
+        return cache[name]
     stmts: dict = {}
     in_loop = False
     for n, pos in _own_bindings(parents.order[0], parents):
@@ -1352,7 +1372,8 @@ def module_bindings(name: str, parents: Parents) -> tuple:
             cur = parents.of(cur)
         stmt = parents.statement(node)
         stmts.setdefault(id(stmt), (pos, stmt))
-    return list(stmts.values()), in_loop
+    found = cache[name] = (list(stmts.values()), in_loop)
+    return found
 
 
 def _handoff_target(node, parents: Parents):
