@@ -523,13 +523,15 @@ def tensor_gpu_from_dlpack(obj, layout=None):
 
 
 def single_thread_pool():
-    """A one-thread pool of the 1.52-2.x `_ThreadPool` kind, which runs small jobs with the least
-    hand-over cost; None where the backend lacks it or operators run through the Pipeline
-    fallback."""
+    """(a one-thread pool of the 1.52-2.x `_ThreadPool` kind, which runs small jobs with the least
+    hand-over cost, a runtime/_pin.Pin for its worker or None); (None, None) where the backend
+    lacks it or operators run through the Pipeline fallback."""
     cls = getattr(_b, "_ThreadPool", None)
     if cls is None or use_pipeline():
-        return None
+        return None, None
+    from . import _pin
+
     try:
-        return cls(1, CPU_ONLY_DEVICE_ID)
+        return _pin.make_pinned(lambda: cls(1, CPU_ONLY_DEVICE_ID))
     except Exception:  # noqa: BLE001 - no small-call path then
-        return None
+        return None, None

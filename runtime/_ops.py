@@ -225,17 +225,20 @@ def _small_pool():
     """This thread's one-thread pool (see _backend.single_thread_pool), or None."""
     pool = getattr(_small_tls, "pool", False)
     if pool is False:
-        facade = _be.single_thread_pool()
-        pool = _small_tls.pool = _SmallPool(facade) if facade is not None else None
+        facade, pin = _be.single_thread_pool()
+        pool = _small_tls.pool = _SmallPool(facade, pin) if facade is not None else None
+    if pool is not None and pool.pin is not None:
+        pool.pin.follow()  # (runtime/_pin.py: the worker waits on this thread's core)
     return pool
 
 
 class _SmallPool:
-    __slots__ = ("facade", "num_threads")
+    __slots__ = ("facade", "num_threads", "pin")
 
-    def __init__(self, facade):
+    def __init__(self, facade, pin=None):
         self.facade = facade
         self.num_threads = 1
+        self.pin = pin
 
 
 def _small_ok(d):
