@@ -1283,9 +1283,9 @@ def _read_late(func: cst.FunctionDef, parents: Parents) -> list:
             # a loop at module level, or by a second statement after the def (which comes before any
             # call of it; a name bound once runs its binding once, while the module loads); the same
             # import written again (`import nvidia.dali.fn as fn` twice) binds the same module
-            if name in declared:
-                return True
             stmts, in_loop = module_bindings(name, parents)
+            if name in declared:
+                return not _set_once_before(name, func, stmts, parents)
             if in_loop:
                 return True
             if len(stmts) < 2 or all(pos < start for pos, _ in stmts):
@@ -1311,6 +1311,66 @@ def _read_late(func: cst.FunctionDef, parents: Parents) -> list:
             late += sorted(_mutated(node) & reads - set(late))
     return [f"the graph reads `{n}`, which {outer.name.value}() assigns or changes after the graph is defined: the converted "
             f"generator would read it when it runs; convert by hand" for n in late]
+
+
+def _set_once_before(name: str, func: cst.FunctionDef, stmts: list, parents: Parents) -> bool:
+    """Is the module variable ``name``, which a function declares global, set before the module-level
+    pipeline ``func`` is made and never again while it lives? The training-script shape
+
+        def main():
+            global args
+            args = parser.parse_args()
+            ...
+            pipe = Pipe(...)   # its graph reads args
+        if __name__ == "__main__":
+            main()
+
+    One function, ``main``, declares it global; binds it only in statements of its own body's top
+    level, all before every place the pipeline is made, and every place is in ``main`` itself
+    (not a nested function); ``main`` is called once, by a module-level statement outside any loop,
+    and named nowhere else; the module binds ``name`` only before that call. Then every binding
+    runs once, before any pipeline exists, and the converted generator reads what the pipeline read."""
+    holders = {id(parents.scope(g)): parents.scope(g) for g in parents.find(cst.Global)
+               if any(n.name.value == name for n in g.names)}
+    if len(holders) != 1:
+        return False
+    (main,) = holders.values()
+    if not isinstance(main, cst.FunctionDef) or parents.scope(main) is not None or not isinstance(main.body, cst.IndentedBlock):
+        return False
+    if main.asynchronous is not None or any(True for _ in parents.find((cst.Yield, cst.Await), within=main)):
+        return False
+    top = {id(stmt): parents.span[id(stmt)] for stmt in main.body.body}
+    bound_at = [pos for n, pos in _own_bindings(main, parents) if n == name and pos >= 0]
+    if not bound_at:
+        return False
+    last_end = 0
+    for pos in bound_at:
+        stmt = parents.statement(parents.order[pos])
+        if id(stmt) not in top:
+            return False  # in a loop, a branch, a with or try: not once, or not surely before
+        last_end = max(last_end, top[id(stmt)][1])
+    made = [n for n in parents.names(func.name.value) if parents.scope(n) is not func]
+    if not made:
+        return False
+    for node in made:
+        call = parents.of(node)
+        if not (isinstance(call, cst.Call) and call.func is node) or parents.scope(call) is not main:
+            return False
+        if parents.span[id(call)][0] < last_end:
+            return False
+    uses = [n for n in parents.names(main.name.value) if n is not main.name]
+    if len(uses) != 1:
+        return False
+    call = parents.of(uses[0])
+    if not (isinstance(call, cst.Call) and call.func is uses[0]) or parents.scope(call) is not None:
+        return False
+    cur = parents.of(call)
+    while cur is not None:
+        if isinstance(cur, (cst.For, cst.While, cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            return False
+        cur = parents.of(cur)
+    called = parents.span[id(call)][0]
+    return all(pos < called for pos, _ in stmts)
 
 
 def _one_value(name: str, stmts: list, parents: Parents) -> bool:

@@ -143,3 +143,110 @@ def test_a_variable_a_module_level_for_loop_binds_is_marked():
             labels.append(pipe.run())
     """)
     assert any("`SHUFFLE`" in r and LATE in r for r in reasons), reasons
+
+
+ARGS_PIPE = """\
+import argparse
+
+from nvidia.dali import fn, pipeline_def
+
+
+@pipeline_def(num_threads=2, device_id=None, seed=3)
+def pipe_fn():
+    jpegs, labels = fn.readers.file(file_root=args.data, random_shuffle=args.shuffle, name="Reader")
+    return jpegs, labels
+
+
+def parse():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("data")
+    parser.add_argument("--shuffle", action="store_true")
+    return parser.parse_args()
+"""
+
+MAIN = """
+    def main():
+        global args
+        args = parse()
+        pipe = pipe_fn(batch_size=4)
+        pipe.build()
+        for _ in range(3):
+            print(pipe.run())
+
+
+    if __name__ == "__main__":
+        main()
+"""
+
+
+def test_a_training_scripts_global_args_set_once_in_main_converts():
+    # (main() binds args once, at its top, before it makes any pipeline, and runs once: the
+    # generator reads the args the pipeline read)
+    r = convert_source(ARGS_PIPE + textwrap.dedent(MAIN))
+    assert not [m.reason for m in r.markers], r.output
+    assert "pipe.build()" not in r.output
+
+
+@pytest.mark.parametrize("change", [
+    # main() runs twice: a pipeline of the first run may first run after the second binds args
+    ("        main()\n", "        main()\n        main()\n"),
+    # bound in a loop of main(): more than once
+    ("        args = parse()\n", "        for _ in range(2):\n            args = parse()\n"),
+    # bound after the pipeline is made
+    ("        pipe.build()\n", "        pipe.build()\n        args = parse()\n"),
+    # bound in a branch (not surely before)
+    ("        args = parse()\n", "        if True:\n            args = parse()\n"),
+    # the pipeline is made by another function too
+    ("    if __name__", "    def other():\n        return pipe_fn(batch_size=2)\n\n\n    if __name__"),
+    # the module binds args again after main() runs
+    ("        main()\n", "        main()\n        args = None\n"),
+    # another function declares it global as well
+    ("    if __name__", "    def reset():\n        global args\n        args = None\n\n\n    if __name__"),
+    # main() is called in a loop
+    ("        main()\n", "        for _ in range(2):\n            main()\n"),
+])
+def test_global_args_not_surely_set_once_before_is_marked(change):
+    old, new = change
+    assert old in MAIN
+    r = convert_source(ARGS_PIPE + textwrap.dedent(MAIN.replace(old, new)))
+    reasons = [m.reason for m in r.markers]
+    assert any("`args`" in x and LATE in x for x in reasons), (reasons, r.output)
+
+
+def test_a_pipeline_class_reading_global_args_in_init_converts():
+    # (imagenet training scripts: the reader's shard comes from args, which main() sets first)
+    r = convert_source(textwrap.dedent("""\
+        import argparse
+
+        import nvidia.dali.ops as ops
+        from nvidia.dali.pipeline import Pipeline
+
+
+        class TrainPipe(Pipeline):
+            def __init__(self, batch_size, num_threads, device_id, data_dir):
+                super().__init__(batch_size, num_threads, device_id, seed=12)
+                self.input = ops.readers.File(file_root=data_dir, shard_id=args.local_rank,
+                                              num_shards=args.world_size, random_shuffle=True)
+
+            def define_graph(self):
+                jpegs, labels = self.input(name="Reader")
+                return jpegs, labels
+
+
+        def main():
+            global args
+            parser = argparse.ArgumentParser()
+            parser.add_argument("data")
+            parser.add_argument("--local_rank", type=int, default=0)
+            parser.add_argument("--world_size", type=int, default=1)
+            args = parser.parse_args()
+            pipe = TrainPipe(8, 2, None, args.data)
+            pipe.build()
+            print(pipe.run())
+
+
+        if __name__ == "__main__":
+            main()
+    """))
+    assert not [m.reason for m in r.markers], r.output
+    assert "class TrainPipe" not in r.output
