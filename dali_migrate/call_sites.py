@@ -1276,7 +1276,16 @@ def _read_late(func: cst.FunctionDef, parents: Parents) -> list:
             return []
         start = parents.span[id(func)][0]
         declared = {n.name.value for node in parents.find(cst.Global) for n in node.names}
-        star = any(isinstance(n.names, cst.ImportStar) for n in parents.find(cst.ImportFrom))
+        # A star import binds names nobody lists. One at the top of the module, before the def,
+        # binds them once, before the pipeline can be made, like any import there; one after it,
+        # or in a function or a loop, may bind any name the graph reads again.
+        stars = [n for n in parents.find(cst.ImportFrom) if isinstance(n.names, cst.ImportStar)]
+        late_star = next((n for n in stars if parents.span[id(n)][0] >= start or parents.scope(n) is not None
+                          or any(isinstance(a, (cst.For, cst.While)) for a in _ancestors(n, parents))), None)
+        if late_star is not None:
+            return [f"`{code(late_star)}` comes after the pipeline function (or runs again) and may bind any "
+                    f"name its graph reads (`{sorted(reads)[0]}`, ...): the pipeline read them when it was made, "
+                    f"the converted generator would read them when it first runs; convert by hand"]
 
         def late(name) -> bool:
             # bound where it can run again after the pipeline is made: by a function (`global`), in
@@ -1293,8 +1302,6 @@ def _read_late(func: cst.FunctionDef, parents: Parents) -> list:
             # (a notebook binding `num_classes = 10` in two cells binds the same value twice)
             return not _one_value(name, stmts, parents)
 
-        if star:
-            return []  # (names a star import binds are not followed anywhere: it marks elsewhere)
         return [f"the graph reads `{n}`, a module variable that is assigned again after the pipeline function is "
                 f"defined (or declared global): the pipeline read it when it was made, the converted generator "
                 f"would read it when it first runs; convert by hand"
@@ -1311,6 +1318,13 @@ def _read_late(func: cst.FunctionDef, parents: Parents) -> list:
             late += sorted(_mutated(node) & reads - set(late))
     return [f"the graph reads `{n}`, which {outer.name.value}() assigns or changes after the graph is defined: the converted "
             f"generator would read it when it runs; convert by hand" for n in late]
+
+
+def _ancestors(node, parents: Parents):
+    cur = parents.of(node)
+    while cur is not None:
+        yield cur
+        cur = parents.of(cur)
 
 
 def _set_once_before(name: str, func: cst.FunctionDef, stmts: list, parents: Parents) -> bool:

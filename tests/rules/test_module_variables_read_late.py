@@ -250,3 +250,43 @@ def test_a_pipeline_class_reading_global_args_in_init_converts():
     """))
     assert not [m.reason for m in r.markers], r.output
     assert "class TrainPipe" not in r.output
+
+
+def test_a_star_import_at_the_top_binds_once_and_the_usual_checks_still_apply():
+    # (before: any star import in the module switched the check off, and a function that rebinds
+    # the variable (`global`) between making and running went through)
+    star = "from os.path import *\n"
+    r = convert_source(star + PIPE + textwrap.dedent("""
+        def first_labels(root):
+            pipe = pipe_fn(root, batch_size=4)
+            pipe.build()
+            return pipe.run()
+    """))
+    assert not r.markers, r.output
+    r = convert_source(star + PIPE + textwrap.dedent("""
+        def no_shuffle():
+            global SHUFFLE
+            SHUFFLE = False
+
+
+        def first_labels(root):
+            pipe = pipe_fn(root, batch_size=4)
+            pipe.build()
+            no_shuffle()
+            return pipe.run()
+    """))
+    assert any("`SHUFFLE`" in m.reason and LATE in m.reason for m in r.markers), r.output
+
+
+@pytest.mark.parametrize("where", ["after", "loop"])
+def test_a_star_import_after_the_pipeline_function_or_in_a_loop_is_marked(where):
+    star = "from settings import *\n"
+    head, tail = ("", star) if where == "after" else ("for _ in range(2):\n    " + star, "")
+    r = convert_source(head + PIPE + "\n\n" + tail + textwrap.dedent("""
+        def first_labels(root):
+            pipe = pipe_fn(root, batch_size=4)
+            pipe.build()
+            return pipe.run()
+    """))
+    assert any("from settings import *" in m.reason and "may bind any name its graph reads" in m.reason
+               for m in r.markers), r.output
