@@ -1353,6 +1353,8 @@ def _set_once_before(name: str, func: cst.FunctionDef, stmts: list, parents: Par
         return False
     if main.asynchronous is not None or any(True for _ in parents.find((cst.Yield, cst.Await), within=main)):
         return False
+    if any(name in cst_walk.variables(d.target) for d in parents.find(cst.Del)):
+        return False  # (unbound later: the generator would raise NameError where the pipeline ran)
     top = {id(stmt): parents.span[id(stmt)] for stmt in main.body.body}
     bound_at = [pos for n, pos in _own_bindings(main, parents) if n == name and pos >= 0]
     if not bound_at:

@@ -202,6 +202,8 @@ def test_a_training_scripts_global_args_set_once_in_main_converts():
     ("        main()\n", "        main()\n        args = None\n"),
     # another function declares it global as well
     ("    if __name__", "    def reset():\n        global args\n        args = None\n\n\n    if __name__"),
+    # args is deleted after the pipeline is made
+    ("        pipe.build()\n", "        pipe.build()\n        del args\n"),
     # main() is called in a loop
     ("        main()\n", "        for _ in range(2):\n            main()\n"),
 ])
