@@ -413,6 +413,25 @@ def test_numpy_reader(dali, fixture_data, fixture_manifest, group):
 
 
 @pytest.mark.dali
+def test_numpy_pairs_read_as_pairs(dali, fixture_data, fixture_manifest):
+    info = _fmt(fixture_manifest, "numpy_pairs")
+    gen = load_generator()
+    root = str(fixture_data / info["root"])
+
+    def graph():
+        data = dali.fn.readers.numpy(file_root=root, file_filter="data-*.npy", name="data")
+        label = dali.fn.readers.numpy(file_root=root, file_filter="label-*.npy", name="label")
+        return data, label
+
+    (data, label), sizes = _run(dali, graph)
+    assert sizes == {"data": info["count"], "label": info["count"]}
+    for k in range(info["count"]):
+        np.testing.assert_array_equal(data[k], gen.pair_expected("data", k))
+        np.testing.assert_array_equal(label[k], gen.pair_expected("label", k))
+        assert list(data[k].shape) == info["data_shape"] and list(label[k].shape) == info["label_shape"]
+
+
+@pytest.mark.dali
 @pytest.mark.parametrize("use_index", [False, True])
 def test_webdataset_reader(dali, fixture_data, fixture_manifest, use_index):
     info = _fmt(fixture_manifest, "webdataset")
