@@ -22,7 +22,8 @@ from dali_migrate.config import Config
 from dali_migrate.cst_util import code, fresh_name, names_in, with_kwarg, without_kwargs
 from dali_migrate.dali_imports import FN, MATH, collect
 from dali_migrate.model import ConversionError, ConversionResult
-from dali_migrate.pipeline_analysis import TYPES_CONSTANT, analyze, helper_blocker, helpers_with_ops, pipeline_decorator
+from dali_migrate.pipeline_analysis import (
+    TYPES_CONSTANT, analyze, helper_blocker, helpers_with_ops, pipeline_decorator, reader_statement_call)
 from dali_migrate.pipeline_context import PipelineContext
 from dali_migrate.rules import build_time_calls
 from dali_migrate.rules import conditionals as conditionals_rule
@@ -465,20 +466,22 @@ class _Converter:
         rewriter.find_paths([*info.statements, info.returned])
         statements = [stmt.visit(rewriter) for stmt in info.statements]
         returned = info.returned.visit(rewriter)
-        reader_call = None
-        if info.reader_index is not None:
-            reader_call = statements[info.reader_index].body[0].value
+        reader_calls = [reader_statement_call(statements[r.index])[0] for r in info.readers]
+        for reader, converted in zip(info.readers, reader_calls):
+            reader.converted = converted
+        # (the call sites take the one reader; of several, a use names one: rules/pipe_epoch_size.named_reader)
+        reader_call = reader_calls[0] if len(reader_calls) == 1 else None
         # counted only if the pipeline is converted in the end (its uses may still stop it)
         self._pending_rewrites[info.name] = rewriter.count + 1
         taken = set(ctx.taken)
-        new_func = pipeline_rule.build(info, ctx, statements, returned, reader_call)
+        new_func = pipeline_rule.build(info, ctx, statements, returned, reader_calls)
         if isinstance(ctx.restart, str):
             info.__dict__["_es_restart"] = ctx.restart
         elif ctx.restart is not None:
             # the form framework iterators drive (rules/external_source.py), with the same new names
             again = copy.copy(ctx)
             again.taken = taken
-            info.__dict__["_es_restart"] = pipeline_rule.build(info, again, statements, returned, reader_call, restart=True)
+            info.__dict__["_es_restart"] = pipeline_rule.build(info, again, statements, returned, reader_calls, restart=True)
         for module_name in ctx.imports:
             self.imports.setdefault(module_name, None)
         return info, reader_call, new_func

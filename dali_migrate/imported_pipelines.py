@@ -589,8 +589,9 @@ def _check_names(imp: Imported, a_side, definer: str, a_text: str, conv, b_text:
     every = [*params.posonly_params, *params.params, *params.kwonly_params]
     param_names = {p.name.value for p in every}
     from_call = set()  # names the call's arguments replace
-    if imp.reader_call is not None:
-        from_call |= _free(imp.reader_call)
+    for reader_call in [imp.reader_call] if len(info.readers) < 2 else [r.converted for r in info.readers]:
+        if reader_call is not None:
+            from_call |= _free(reader_call)
     for value in info.computed_settings.values():
         from_call |= _free(value)
     local = (from_call - param_names) & set(info.setup_names)

@@ -41,6 +41,21 @@ NOT_CONVERTED = {
 
 
 @dataclasses.dataclass
+class Reader:
+    """A reader of the pipeline: made once, it gives one batch every iteration."""
+
+    index: int  # its statement in ``PipelineInfo.statements``: ``target = fn.readers.x(...)``
+    call: cst.Call  # the reader call as written
+    op: OpInfo
+    outputs: Optional[int]  # how many outputs the reader call gives (None: cannot tell)
+    #: ``fn.readers.x(...).gpu()``: its (one) output is moved to the GPU every iteration
+    to_gpu: bool = False
+    #: the reader call as the conversion rewrote it (engine.py), for the uses that make it again
+    #: for its metadata (rules/pipe_epoch_size.reader_expression)
+    converted: Optional[cst.Call] = None
+
+
+@dataclasses.dataclass
 class PipelineInfo:
     func: cst.FunctionDef
     decorator: cst.Decorator
@@ -56,10 +71,8 @@ class PipelineInfo:
     docstring: Optional[cst.BaseStatement] = None
     statements: list = dataclasses.field(default_factory=list)  # body without docstring and return
     setup: set = dataclasses.field(default_factory=set)  # indices into statements that run once
-    reader_index: Optional[int] = None
-    reader_call: Optional[cst.Call] = None
-    reader_op: Optional[OpInfo] = None
-    reader_outputs: Optional[int] = None  # how many outputs the reader call gives (None: cannot tell)
+    #: the pipeline's readers, in the order of their statements (each read once per iteration)
+    readers: list = dataclasses.field(default_factory=list)
     returned: Optional[cst.BaseExpression] = None
     returns_tuple: bool = True  # False: one output, to be wrapped in a 1-tuple
     uses_gpu: bool = False
@@ -73,6 +86,28 @@ class PipelineInfo:
     @property
     def name(self) -> str:
         return self.func.name.value
+
+    # The first reader's, for code written when a pipeline had one reader at most.
+    @property
+    def reader_index(self) -> Optional[int]:
+        return self.readers[0].index if self.readers else None
+
+    @property
+    def reader_call(self) -> Optional[cst.Call]:
+        return self.readers[0].call if self.readers else None
+
+    @property
+    def reader_op(self) -> Optional[OpInfo]:
+        return self.readers[0].op if self.readers else None
+
+    @property
+    def reader_outputs(self) -> Optional[int]:
+        return self.readers[0].outputs if self.readers else None
+
+    @property
+    def reader_indices(self) -> frozenset:
+        """The indices of the statements that make readers."""
+        return frozenset(r.index for r in self.readers)
 
     def setting(self, key: str) -> str:
         """The local name that holds a pipeline setting in the converted function."""
@@ -466,52 +501,100 @@ def analyze(func: cst.FunctionDef, dec: cst.Decorator, names: DaliNames, catalog
 
     readers = [(call, op) for call, op in scan.calls if op.is_reader]
     # External sources beside a reader or each other: rules/external_source.py decides.
-    if len(readers) > 1:
-        info.blockers.append(
-            "the pipeline has several readers: their epochs end at different times, so one loop cannot keep their order; convert by hand"
-        )
-    elif readers:
-        call, op = readers[0]
-        for i, stmt in enumerate(body):
-            if (
-                isinstance(stmt, cst.SimpleStatementLine)
-                and len(stmt.body) == 1
-                and isinstance(stmt.body[0], cst.Assign)
-                and len(stmt.body[0].targets) == 1
-                and stmt.body[0].value is call
-            ):
-                info.reader_index, info.reader_call, info.reader_op = i, call, op
-                break
-        else:
-            info.blockers.append(
-                f"fn.{op.fn_name} must be assigned on a line of its own at the top level of the pipeline to be converted"
-            )
-        info.reader_outputs = reader_outputs(call, op)
-        if (
-            info.reader_index is not None
-            and isinstance(body[info.reader_index].body[0].targets[0].target, cst.Name)
-            and info.reader_outputs is None
-            and op.reader_class != "TFRecord"
-        ):
-            # A pipeline gives one DataNode or a list, depending on the arguments; next_epoch always
-            # yields a tuple (TFRecord: a dict), so a single name cannot be translated blindly.
-            info.blockers.append(
-                f"cannot tell whether fn.{op.fn_name} gives one output or several here: unpack its outputs "
-                f"(`a, b = fn.{op.fn_name}(...)`) or convert by hand"
-            )
-        if kwarg(call, "device") is not None and info.reader_index is not None:
-            dev = kwarg(call, "device").value
-            literal = dev.evaluated_value if isinstance(dev, cst.SimpleString) else None
-            # A video reader on the GPU (the legacy ones have no other device) runs as the pipeline ran
-            # it: next_epoch gets the pipeline's EvalContext (rules/pipeline_def.reader_needs_context).
-            # Other GPU readers stay with a person until a GPU case checks them.
-            gpu_video = literal == "gpu" and op.schema in video_outputs.SCHEMAS and "gpu" in op.devices
-            if literal != "cpu" and not gpu_video:
-                info.blockers.append(f"fn.{op.fn_name} with device= other than \"cpu\": convert by hand")
+    for call, op in readers:
+        _find_reader(info, body, call, op)
+    if len(info.readers) > 1:
+        _several_readers(info)
 
     _classify(info, params)
     _classify_return(info, catalog, names)
     return info
+
+
+def reader_statement_call(stmt) -> Optional[tuple]:
+    """(the call, whether ``.gpu()`` is chained on it) of a ``target = <call>`` or
+    ``target = <call>.gpu()`` line; None for other statements."""
+    if not (
+        isinstance(stmt, cst.SimpleStatementLine)
+        and len(stmt.body) == 1
+        and isinstance(stmt.body[0], cst.Assign)
+        and len(stmt.body[0].targets) == 1
+    ):
+        return None
+    value = stmt.body[0].value
+    if (
+        isinstance(value, cst.Call)
+        and not value.args
+        and isinstance(value.func, cst.Attribute)
+        and value.func.attr.value == "gpu"
+        and isinstance(value.func.value, cst.Call)
+    ):
+        return value.func.value, True
+    return (value, False) if isinstance(value, cst.Call) else None
+
+
+def _find_reader(info: PipelineInfo, body: list, call: cst.Call, op: OpInfo) -> None:
+    """Note the reader ``call`` in ``info.readers``, or a blocker saying why it cannot be."""
+    outputs = reader_outputs(call, op)
+    for i, stmt in enumerate(body):
+        found = reader_statement_call(stmt)
+        if found is not None and found[0] is call:
+            break
+    else:
+        info.blockers.append(
+            f"fn.{op.fn_name} must be assigned on a line of its own at the top level of the pipeline to be converted"
+        )
+        return
+    to_gpu = found[1]
+    target = body[i].body[0].targets[0].target
+    if to_gpu and not (outputs == 1 and isinstance(target, cst.Name)):
+        # `.gpu()` of a reader's list of outputs fails in the pipeline; of its one output, it is the
+        # batch's .gpu() every iteration
+        info.blockers.append(
+            f"fn.{op.fn_name}(...).gpu(): the reader does not give one output here: unpack its outputs "
+            f"(`a, b = fn.{op.fn_name}(...)`) and move them with `a.gpu()`, or convert by hand"
+        )
+        return
+    info.readers.append(Reader(index=i, call=call, op=op, outputs=outputs, to_gpu=to_gpu))
+    if isinstance(target, cst.Name) and outputs is None and op.reader_class != "TFRecord":
+        # A pipeline gives one DataNode or a list, depending on the arguments; next_epoch always
+        # yields a tuple (TFRecord: a dict), so a single name cannot be translated blindly.
+        info.blockers.append(
+            f"cannot tell whether fn.{op.fn_name} gives one output or several here: unpack its outputs "
+            f"(`a, b = fn.{op.fn_name}(...)`) or convert by hand"
+        )
+    if kwarg(call, "device") is not None:
+        literal = _device(call)
+        # A video reader on the GPU (the legacy ones have no other device) runs as the pipeline ran
+        # it: next_epoch gets the pipeline's EvalContext (rules/pipeline_def.reader_needs_context).
+        # Other GPU readers stay with a person until a GPU case checks them.
+        gpu_video = literal == "gpu" and op.schema in video_outputs.SCHEMAS and "gpu" in op.devices
+        if literal != "cpu" and not gpu_video:
+            info.blockers.append(f"fn.{op.fn_name} with device= other than \"cpu\": convert by hand")
+
+
+def _device(call: cst.Call) -> Optional[str]:
+    """The reader's device= where it is written as a string."""
+    arg = kwarg(call, "device")
+    return arg.value.evaluated_value if arg is not None and isinstance(arg.value, cst.SimpleString) else None
+
+
+def _several_readers(info: PipelineInfo) -> None:
+    """Several readers convert as a pipeline runs them: each gives one batch every iteration and
+    goes on into its next epoch on its own (rules/pipeline_def.py reads them in turn, each from an
+    endless stream of its epochs). What stops that is noted here."""
+    from dali_migrate.rules.pipeline_def import needs_context
+
+    # (a reader whose device= is not written "cpu" or "gpu" has a blocker of its own)
+    on_gpu = [r for r in info.readers if needs_context(r.call) and _device(r.call) == "gpu"]
+    if on_gpu:
+        # native next_epoch keeps the context it ran in entered between its batches, and contexts
+        # must be left in the order they were entered: two readers read in turn cannot both keep one
+        info.blockers.append(
+            f"fn.{on_gpu[0].op.fn_name} on the GPU beside another reader: DALI 2.4's next_epoch keeps the pipeline's "
+            "EvalContext entered between batches, so two readers read in turn would leave their contexts out of order; "
+            "convert by hand"
+        )
 
 
 def _classify(info: PipelineInfo, params: set) -> None:
@@ -525,9 +608,10 @@ def _classify(info: PipelineInfo, params: set) -> None:
     read_by_graph: set = set()
     setup_names = set(params)
     call_ids = {id(c) for c, _ in info.op_calls}
+    readers = info.reader_indices
     for i, stmt in enumerate(info.statements):
         assigned = _assigned_names(stmt)
-        if i == info.reader_index:
+        if i in readers:
             info.setup.add(i)
             graph_names |= assigned
             continue
@@ -595,7 +679,7 @@ def _classify_return(info: PipelineInfo, catalog: Catalog, names: DaliNames) -> 
             if not unknown_op:  # an operator the catalog lacks has its own blocker, which says why
                 info.blockers.append(f"cannot tell whether `{value.value}` is one output or several: convert by hand")
             return
-        if kind == "tuple" and binding is info.reader_call and not _synthetic(info.decorator):
+        if kind == "tuple" and any(binding is r.call for r in info.readers) and not _synthetic(info.decorator):
             # A reader's outputs are a list; @pipeline_def takes a returned list as one output and
             # refuses it at build (nested DataNode), where a Pipeline's define_graph took its items.
             info.blockers.append(

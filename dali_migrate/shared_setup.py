@@ -117,11 +117,13 @@ def _inside(node, stmts: list, parents) -> bool:
     return False
 
 
-def check(info, construction: cst.Call, parents, names: set) -> None:
+def check(info, construction: cst.Call, parents, names: set, reader_index=None) -> None:
     """Returns when the code that makes the pipeline with ``construction`` holds ``names`` (names
-    the pipeline ``info`` computes before its reader) with the values the pipeline gives them;
-    raises NotShared saying why not."""
-    stmts = info.statements[:info.reader_index] if info.reader_index is not None else []
+    the pipeline ``info`` computes before its reader, the one of statement ``reader_index`` where it
+    has several) with the values the pipeline gives them; raises NotShared saying why not."""
+    if reader_index is None:
+        reader_index = info.reader_index
+    stmts = info.statements[:reader_index] if reader_index is not None else []
     # The pipeline's statements that compute the names, and those that compute what they read.
     needed, chosen = set(names), []
     for stmt in reversed(stmts):

@@ -68,7 +68,7 @@ def _loop_names(info) -> set:
 
     found: set = set()
     for i, stmt in enumerate(info.statements):
-        if i not in info.setup or i == info.reader_index:  # a reader's outputs too
+        if i not in info.setup or i in info.reader_indices:  # a reader's outputs too
             found |= _assigned_names(stmt)
     return found
 
@@ -160,7 +160,7 @@ def plan(info, names, taken: set, numpy_names: set, helpers: set, avoid: Optiona
     if info.returned is not None:
         places.append((len(info.statements), info.returned))
     for index, stmt in places:
-        if index in info.setup or index == info.reader_index:
+        if index in info.setup or index in info.reader_indices:
             continue
         found = []
         # the returned expression is looked at as a statement: its own call may be what it is
@@ -231,7 +231,7 @@ def _opaque_data(info, calls: _Calls) -> Optional[str]:
 
     origin: dict = {}  # a name set before the loop -> the call its value may come from
     for i in sorted(info.setup):
-        if i == info.reader_index:
+        if i in info.reader_indices:
             continue
         stmt = info.statements[i]
         source = next((n for n in cst_walk.walk(stmt, not_into=_SCOPES) if opaque(n)), None)

@@ -334,10 +334,13 @@ class _Analysis:
         self.env_top = env
         stmts = info.statements
         live_end = cst_walk.variables(info.returned) if info.returned is not None else set()
+        one_batch = {r.index: r.outputs == 1 or not isinstance(stmts[r.index].body[0].targets[0].target, cst.Name)
+                     for r in info.readers}
         for i, stmt in enumerate(stmts):
-            if i == info.reader_index:
+            if i in one_batch:
+                # a name bound to all of a reader's outputs holds them all (next_epoch's tuple)
                 for name in _bound(stmt):
-                    env[name] = _BATCH
+                    env[name] = _BATCH if one_batch[i] else _DATA
             elif i in info.setup:
                 for name in _bound(stmt):
                     env[name] = _PY
@@ -728,10 +731,10 @@ def expand(info, ctx) -> None:
     old = info.statements
     new: list = []
     setup: set = set()
-    reader_index = None
+    moved: dict = {}  # a reader's statement: old index -> new
     for i, stmt in enumerate(old):
-        if i == info.reader_index:
-            reader_index = len(new)
+        if i in info.reader_indices:
+            moved[i] = len(new)
         if i in info.setup:
             setup.add(len(new))
             new.append(stmt)
@@ -746,7 +749,8 @@ def expand(info, ctx) -> None:
         new.extend(writer.statement(stmt))
     info.statements = new
     info.setup = setup
-    info.reader_index = reader_index
+    for reader in info.readers:
+        reader.index = moved[reader.index]
     if plan.data_ifs:
         info.helpers[helper] = helper_source(helper, ctx.ndd)
 

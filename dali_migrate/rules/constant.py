@@ -644,7 +644,7 @@ def _graph_names(info, names) -> set:
     Kept on the pipeline (asked for each constant, by the blocker and again by the rewrite) for
     as long as its statements are these very nodes: the conditionals rule may replace them in
     between. The set is only read."""
-    key = (info.reader_index, frozenset(info.setup))
+    key = (info.reader_indices, frozenset(info.setup))
     kept = info.__dict__.get("_constant_graph_names")
     if kept is not None and kept[1] == key and kept[2] is names and len(kept[0]) == len(info.statements) and all(
         a is b for a, b in zip(kept[0], info.statements)
@@ -660,7 +660,7 @@ def _find_graph_names(info, names) -> set:
 
     found: set = set()
     for i, stmt in enumerate(info.statements):
-        if i not in info.setup or i == info.reader_index:
+        if i not in info.setup or i in info.reader_indices:
             if not (
                 isinstance(stmt, cst.SimpleStatementLine)
                 and isinstance(stmt.body[0], cst.Assign)

@@ -432,14 +432,37 @@ def _meta_free_kwargs(reader: cst.Call) -> frozenset:
     return frozenset()
 
 
-def reader_expression(site) -> cst.BaseExpression:
+def named_reader(info, name: Optional[cst.BaseExpression]):
+    """The reader of the pipeline ``info`` made with ``name=`` the string ``name`` names (both
+    written as string literals), or None: what ``reader_name=`` / ``epoch_size(name)`` select."""
+    if not isinstance(name, cst.SimpleString):
+        return None
+    found = [r for r in info.readers if _literal_name(r) == name.evaluated_value]
+    return found[0] if len(found) == 1 else None
+
+
+def _literal_name(reader) -> Optional[str]:
+    arg = kwarg(reader.call, "name")
+    return arg.value.evaluated_value if arg is not None and isinstance(arg.value, cst.SimpleString) else None
+
+
+def reader_expression(site, reader=None) -> cst.BaseExpression:
+    """The reader the pipeline of ``site`` made, written again where it is used, for its metadata.
+    ``reader``: which of the pipeline's readers (one of ``site.pipeline.readers``), where it has
+    several."""
     info = site.pipeline
-    if site.reader_call is None:
+    converted = site.reader_call
+    if len(info.readers) > 1:
+        if reader is None:
+            raise CannotConvert("the pipeline has several readers and the use does not name one")
+        converted = reader.converted
+    if converted is None:
         raise CannotConvert("the pipeline has no reader")
     construction, found = made(site)
     params = info.func.params
     param_names = {p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]}
-    reader = without_kwargs(site.reader_call, {"seed"} | _meta_free_kwargs(site.reader_call))
+    reader_index = reader.index if reader is not None else None
+    reader = without_kwargs(converted, {"seed"} | _meta_free_kwargs(converted))
     used = names_in(cst.Module(body=[cst.SimpleStatementLine([cst.Expr(cst.Tuple([cst.Element(a.value) for a in reader.args]))])]))
     local = used & info.setup_names - param_names
     if local:
@@ -452,7 +475,7 @@ def reader_expression(site) -> cst.BaseExpression:
         shared = found is None and not local & {"seed", "batch_size", "num_threads", "device_id"}
         if shared:
             try:
-                check(info, construction, site.parents, local)
+                check(info, construction, site.parents, local, reader_index)
             except NotShared as e:
                 shared, reason = False, f" {e}"
         if not shared:
@@ -491,13 +514,48 @@ def reader_expression(site) -> cst.BaseExpression:
     return reader.with_changes(args=[a.with_changes(value=map_variables(a.value, value_of)) for a in reader.args])
 
 
-def _rewrite(call, receiver, site):
-    reader = reader_expression(site)
-    meta = cst.Subscript(
+def _epoch_size(reader: cst.BaseExpression) -> cst.BaseExpression:
+    return cst.Subscript(
         value=cst.Call(func=cst.Attribute(value=reader, attr=cst.Name("get_metadata"))),
         slice=[cst.SubscriptElement(cst.Index(cst.SimpleString('"epoch_size_padded"')))],
     )
+
+
+def _chosen_readers(info, name_arg):
+    """The readers of a pipeline of several readers whose epoch sizes ``pipe.epoch_size(name_arg)``
+    gives (all of them without a name), or why they cannot be told (a str)."""
+    if name_arg is not None:
+        reader = named_reader(info, name_arg)
+        if reader is None:
+            return "pipe.epoch_size(name): cannot match the name to one of the pipeline's readers; use reader.get_metadata() by hand"
+        return [reader]
+    names = [_literal_name(r) for r in info.readers]
+    if None in names or len(set(names)) < len(names):
+        return ("pipe.epoch_size() of a pipeline whose readers are not each named with a string of its own "
+                "(its keys would be names DALI made up): use each reader's get_metadata() by hand")
+    # the dict DALI gives comes from a std::map: sorted by the readers' names
+    return sorted(info.readers, key=_literal_name)
+
+
+def _rewrite(call, receiver, site):
     name_arg = call.args[0].value if call.args else None
+    if len(site.pipeline.readers) > 1:
+        chosen = _chosen_readers(site.pipeline, name_arg)
+        if name_arg is not None:
+            return _epoch_size(reader_expression(site, chosen[0]))
+        from dali_migrate.rules.torch_iterator import _one_line
+
+        # one reader a line, at the indentation of the statement's block and one level more
+        line = cst.ParenthesizedWhitespace(first_line=cst.TrailingWhitespace(), indent=True, last_line=cst.SimpleWhitespace("    "))
+        elements = [
+            cst.DictElement(kwarg(r.call, "name").value, _epoch_size(_one_line(reader_expression(site, r))),
+                            comma=cst.Comma(whitespace_after=line))
+            for r in chosen
+        ]
+        last = elements[-1].comma.with_changes(whitespace_after=line.with_changes(last_line=cst.SimpleWhitespace("")))
+        elements[-1] = elements[-1].with_changes(comma=last)
+        return cst.Dict(elements, lbrace=cst.LeftCurlyBrace(whitespace_after=line))
+    meta = _epoch_size(reader_expression(site))
     reader_name = kwarg(site.pipeline.reader_call, "name") if site.pipeline.reader_call is not None else None
     if name_arg is None:
         return cst.Dict([cst.DictElement(reader_name.value, meta)])
@@ -505,14 +563,22 @@ def _rewrite(call, receiver, site):
 
 
 def blocker(call, site):
-    try:
-        reader = reader_expression(site)
-    except CannotConvert as e:
-        return f"pipe.epoch_size(): {e}; use reader.get_metadata()[\"epoch_size_padded\"] by hand"
-    changed = reader_changed(site, call, reader, "pipe.epoch_size()")
-    if changed:
-        return f"pipe.epoch_size(): {changed}"
     name_arg = call.args[0].value if call.args else None
+    chosen = [None]
+    if len(site.pipeline.readers) > 1:
+        chosen = _chosen_readers(site.pipeline, name_arg)
+        if isinstance(chosen, str):
+            return chosen
+    for which in chosen:
+        try:
+            reader = reader_expression(site, which)
+        except CannotConvert as e:
+            return f"pipe.epoch_size(): {e}; use reader.get_metadata()[\"epoch_size_padded\"] by hand"
+        changed = reader_changed(site, call, reader, "pipe.epoch_size()")
+        if changed:
+            return f"pipe.epoch_size(): {changed}"
+    if len(site.pipeline.readers) > 1:
+        return None
     reader_name = kwarg(site.pipeline.reader_call, "name")
     if name_arg is None and reader_name is None:
         return "pipe.epoch_size() of an unnamed reader: use reader.get_metadata() by hand"

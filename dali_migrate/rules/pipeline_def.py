@@ -32,7 +32,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from dali_migrate import legacy, templates
-from dali_migrate.cst_util import code
+from dali_migrate.cst_util import code, fresh_name
 from dali_migrate.pipeline_analysis import SETTINGS, PipelineInfo, _binding_of
 from dali_migrate.rules.base import PipelineRule
 
@@ -99,8 +99,9 @@ def _yield_value(info: PipelineInfo, returned: cst.BaseExpression) -> cst.BaseEx
     return returned
 
 
-def build(info: PipelineInfo, ctx, statements: list, returned: cst.BaseExpression, reader_call, restart: bool = False) -> cst.FunctionDef:
-    """The converted function. ``statements``/``returned``/``reader_call`` have their operator calls rewritten.
+def build(info: PipelineInfo, ctx, statements: list, returned: cst.BaseExpression, reader_calls: list, restart: bool = False) -> cst.FunctionDef:
+    """The converted function. ``statements``/``returned``/``reader_calls`` (one per reader of
+    ``info.readers``) have their operator calls rewritten.
 
     ``restart``: the form an iterator that resets the pipeline drives (``ctx.restart``, see
     rules/external_source.py): where the pipeline raised StopIteration the generator yields None,
@@ -127,8 +128,9 @@ def build(info: PipelineInfo, ctx, statements: list, returned: cst.BaseExpressio
     head.extend(ctx.hoisted)
 
     loop_body: list = []
-    reader_name = None
-    target = None
+    reader_names: list = []  # (the reader's variable, the loop's target for its outputs), in order
+    to_gpu: list = []  # per iteration, first: `data = data.gpu()` of a reader made with .gpu()
+    readers = {r.index: (r, call) for r, call in zip(info.readers, reader_calls)}
     iter_setup: list = []
     before = getattr(ctx, "before_statement", {})
     for i, stmt in enumerate(statements):
@@ -144,15 +146,20 @@ def build(info: PipelineInfo, ctx, statements: list, returned: cst.BaseExpressio
                 body=cst.IndentedBlock(legacy.iter_setup_draws(stmt)),
                 handlers=[cst.ExceptHandler(body=cst.IndentedBlock(ended), type=cst.Name("StopIteration"))],
             )]
-        elif i == info.reader_index:
+        elif i in readers:
+            reader, reader_call = readers[i]
             reader_name = fresh_name("reader", taken)
             assign = stmt.body[0]
             target = assign.targets[0].target
-            if isinstance(target, cst.Name) and info.reader_outputs == 1:
+            if isinstance(target, cst.Name) and reader.outputs == 1:
                 # next_epoch() yields a tuple of outputs even for a reader with one output.
+                if reader.to_gpu:
+                    to_gpu.append(cst.SimpleStatementLine([cst.Assign(
+                        [cst.AssignTarget(target)], cst.Call(cst.Attribute(target, cst.Name("gpu"))))]))
                 target = cst.Tuple([cst.Element(target, comma=cst.Comma())])
+            reader_names.append((reader_name, target))
             made = stmt.with_changes(body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(reader_name))], value=reader_call)])
-            if reader_needs_context(info):
+            if needs_context(reader.call):
                 # A GPU reader takes the current device when it is made: the pipeline's, inside its context.
                 made = cst.With(
                     items=[cst.WithItem(cst.Name(ctx_name))],
@@ -175,7 +182,7 @@ def build(info: PipelineInfo, ctx, statements: list, returned: cst.BaseExpressio
     keep = {"leading_lines": ret.leading_lines, "trailing_whitespace": ret.trailing_whitespace}
     if ctx_name is not None:  # always, today; kept as a branch for a context-free form
         out_name = fresh_name("outputs", taken)
-        inner = [*loop_body, cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(out_name))], value)], **keep)]
+        inner = [*to_gpu, *loop_body, cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(out_name))], value)], **keep)]
         per_iteration = [
             *draws,
             cst.With(items=[cst.WithItem(cst.Name(ctx_name))], body=cst.IndentedBlock(body=_no_blank_start(inner))),
@@ -184,7 +191,12 @@ def build(info: PipelineInfo, ctx, statements: list, returned: cst.BaseExpressio
     else:
         per_iteration = [*draws, *_no_blank_start([*loop_body, cst.SimpleStatementLine([cst.Expr(cst.Yield(value))], **keep)])]
 
-    if reader_name is not None:
+    if len(reader_names) > 1:
+        forever = _several_readers_loop(info, reader_names, per_iteration, taken)
+        head.append(forever[0])
+        forever = forever[1]
+    elif reader_names:
+        reader_name, target = reader_names[0]
         loop = cst.For(
             target=target,
             iter=templates.expression(
@@ -217,6 +229,43 @@ def build(info: PipelineInfo, ctx, statements: list, returned: cst.BaseExpressio
     )
 
 
+def _several_readers_loop(info: PipelineInfo, readers: list, per_iteration: list, taken: set) -> tuple:
+    """(the nested generator function, the loop) for a pipeline of several readers ``readers``
+    ((variable, loop target) each): every iteration takes the next batch of each reader, and each
+    reader goes on into its next epoch on its own, as a pipeline's readers do. ``next_epoch``
+    yields an epoch's batches, the last one wrapping into the next epoch, so one reader's epochs
+    back to back are the batches its pipeline gave, whatever the other readers' epoch sizes."""
+    endless = fresh_name("endless", taken)
+    stream = templates.statement(
+        "# one batch of each reader per iteration, each going on into its next epoch on its own, as in a pipeline\n"
+        f"def {endless}(reader):\n"
+        "    while True:\n"
+        f"        yield from reader.next_epoch(batch_size={info.setting('batch_size')})\n"
+    )
+    # a reader's outputs as one element of the zip's target: its tuple in parentheses
+    targets = [
+        t.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]) if isinstance(t, cst.Tuple) and not t.lpar else t
+        for _, t in readers
+    ]
+    loop = cst.For(
+        target=cst.Tuple([cst.Element(t) for t in targets], lpar=[], rpar=[]),
+        iter=templates.expression(f"zip({', '.join(f'{endless}({name})' for name, _ in readers)})"),
+        body=cst.IndentedBlock(body=per_iteration),
+        leading_lines=[cst.EmptyLine(indent=False)],
+    )
+    return stream.with_changes(leading_lines=[cst.EmptyLine(indent=False), *stream.leading_lines]), loop
+
+
+def needs_context(call) -> bool:
+    """Whether a reader made with ``call`` runs on another device than the CPU (see reader_needs_context)."""
+    if call is None:
+        return False
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == "device":
+            return not (isinstance(arg.value, cst.SimpleString) and arg.value.evaluated_value == "cpu")
+    return False
+
+
 def reader_needs_context(info: PipelineInfo) -> bool:
     """Whether ``next_epoch`` gets the pipeline's EvalContext: only for a reader on the GPU.
 
@@ -229,13 +278,7 @@ def reader_needs_context(info: PipelineInfo) -> bool:
     device, so it keeps the context, and with it that limit of native ndd (this runtime enters the
     context only while the reader runs).
     """
-    call = info.reader_call
-    if call is None:
-        return False
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == "device":
-            return not (isinstance(arg.value, cst.SimpleString) and arg.value.evaluated_value == "cpu")
-    return False
+    return any(needs_context(r.call) for r in info.readers)
 
 
 def _no_blank_start(body: list) -> list:

@@ -1,6 +1,7 @@
 """Reader arguments: ``name=`` is dropped (a dynamic-mode reader is an object, not looked up by
 name); a shuffling reader without its own seed takes the pipeline seed, so ``seed=`` on the
-pipeline still fixes the order. Sharding arguments stay as they are."""
+pipeline still fixes the order (where two readers or more would take it, the pipeline is left to a
+person: its readers each drew a seed of their own). Sharding arguments stay as they are."""
 
 from __future__ import annotations
 
@@ -20,9 +21,29 @@ def _shuffles(call: cst.Call) -> bool:
     return False
 
 
+def _takes_pipeline_seed(call, op) -> bool:
+    return op.takes_seed and kwarg(call, "seed") is None and _shuffles(call)
+
+
+def _blocker(call, op, ctx):
+    pipeline = getattr(ctx, "pipeline", None)
+    if pipeline is None or not _takes_pipeline_seed(call, op):
+        return None
+    seeded = [r for r in pipeline.readers if _takes_pipeline_seed(r.call, r.op)]
+    if len(seeded) < 2:
+        return None
+    # A pipeline gives each of them a seed of its own, drawn from its seed; the pipeline's seed on
+    # each would shuffle them in step (the same order, where their sizes are equal).
+    return (
+        f"{len(seeded)} readers shuffle with no seed= of their own: the pipeline gives each a different seed "
+        "drawn from its seed, the converted readers would all take the pipeline's seed and shuffle in step; "
+        "give each reader its seed= (the same one where their samples must stay paired), then convert"
+    )
+
+
 def _rewrite(call, op, ctx):
     call = without_kwargs(call, ["name"])
-    if op.takes_seed and kwarg(call, "seed") is None and _shuffles(call):
+    if _takes_pipeline_seed(call, op):
         call = with_kwarg(call, "seed", cst.Name(ctx.seed))
     return call
 
@@ -32,5 +53,6 @@ RULE = OpCallRule(
     summary="readers: name= dropped, the pipeline seed passed to shuffling readers, sharding kept",
     order=40,
     applies=lambda op: op.is_reader,
+    blocker=_blocker,
     rewrite=_rewrite,
 )

@@ -72,7 +72,7 @@ from dali_migrate import cst_walk, iterator_subclasses, pipe_lists
 from dali_migrate.cst_util import code, fresh_name, kwarg, names_in
 from dali_migrate.rules.base import SUPERSET_SUFFIX, CallSiteRule
 from dali_migrate.rules.pipe_epoch_size import (
-    CannotConvert, changed_before_read, made, made_value, reader_changed, reader_expression, repeatable)
+    CannotConvert, changed_before_read, made, made_value, named_reader, reader_changed, reader_expression, repeatable)
 from dali_migrate.rules.pipeline_def import reader_needs_context
 
 CLASS_NAME = "DaliTorchIterator"
@@ -466,16 +466,11 @@ def _plan(call: cst.Call, site, fw: Framework = TORCH):
         name = bound["reader_name"]
         metas = []
         for m in members:
-            reader_name = kwarg(m.pipeline.reader_call, "name") if m.pipeline.reader_call is not None else None
-            if not (
-                isinstance(name, cst.SimpleString)
-                and reader_name is not None
-                and isinstance(reader_name.value, cst.SimpleString)
-                and reader_name.value.evaluated_value == name.evaluated_value
-            ):
+            chosen = named_reader(m.pipeline, name)
+            if chosen is None:
                 return f"{_short(kind, fw)}(reader_name=...): cannot match the name to the pipeline's reader; convert by hand"
             try:
-                reader = reader_expression(m)
+                reader = reader_expression(m, chosen)
             except CannotConvert as e:
                 return f"{_short(kind, fw)}(reader_name=...): {e}; convert by hand"
             changed = reader_changed(m, call, reader, "the iterator")

@@ -1,16 +1,23 @@
-from nvidia.dali import fn, pipeline_def
+import nvidia.dali.experimental.dynamic as ndd
 
 
-# dali-migrate: [pipeline-def] pipeline not converted: the pipeline has several readers: their epochs end at different times, so one loop cannot keep their order; convert by hand
-@pipeline_def(batch_size=4, num_threads=2)
-def paired_pipe(images_root, masks_root):
-    jpegs, labels = fn.readers.file(file_root=images_root, name="Images")
-    masks, _ = fn.readers.file(file_root=masks_root, name="Masks")
-    images = fn.decoders.image(jpegs)
-    masks = fn.decoders.image(masks)
-    return images, masks, labels
+def paired_pipe(images_root, masks_root, *, batch_size=4, num_threads=2, device_id=None, seed=None):
+    ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
+    reader = ndd.readers.File(file_root=images_root)
+    reader_2 = ndd.readers.File(file_root=masks_root)
+
+    # one batch of each reader per iteration, each going on into its next epoch on its own, as in a pipeline
+    def endless(reader):
+        while True:
+            yield from reader.next_epoch(batch_size=batch_size)
+
+    for (jpegs, labels), (masks, _) in zip(endless(reader), endless(reader_2)):
+        with ctx:
+            images = ndd.decoders.image(jpegs)
+            masks = ndd.decoders.image(masks)
+            outputs = images, masks, labels
+        yield outputs
 
 
 pipe = paired_pipe("/data/images", "/data/masks")
-pipe.build()
-images, masks, labels = pipe.run()
+images, masks, labels = next(pipe)

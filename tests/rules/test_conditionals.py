@@ -196,7 +196,7 @@ def test_helper_name_avoids_the_module_and_is_shared_by_the_pipelines():
         ("for _ in range(2):\n    if labels == 0:\n        images = fn.flip(images)\n", "on DALI data inside a loop"),
         ("with ctx_manager():\n    if labels == 0:\n        images = fn.flip(images)\n", "inside a `with`/`try` block"),
         ("if labels == 0:\n    for _ in range(2):\n        images = fn.flip(images)\n", "a `for` statement inside a branch"),
-        ("outs = fn.readers.coco(file_root='d', annotations_file='a')\nif labels == 0:\n    images = fn.flip(outs[0])\n",
+        ("outs = fn.readers.file(file_root='e')\nif labels == 0:\n    images = fn.flip(outs[0])\n",
          "reads `outs`, which is DALI data but not one batch"),
         ("size = 3\nif labels == 0:\n    images = fn.resize(images, size=size)\n    size = size * 2\n",
          "rebinds `size`, a value from outside the `if` that is not one DALI batch"),

@@ -166,3 +166,97 @@ def test_a_module_variable_that_always_equals_the_setting_converts():
     # a call that passes another batch size would give the body that one: read the module's
     out = convert(HIDDEN.format(value=4, call="batch_size=8"), header="")
     assert "dali-migrate:" not in out and '* globals()["batch_size"]' in out and "pipe = p(batch_size=8)" in out
+
+
+TWO_READERS = """\
+images = fn.readers.numpy(file_root=root, file_filter="img_*.npy", name="images")
+masks = fn.readers.numpy(file_root=root, file_filter="mask_*.npy", name="masks")
+masks = fn.cast(masks, dtype=types.INT64)
+return images, masks
+"""
+
+
+def test_several_readers_each_give_a_batch_every_iteration_from_endless_epochs():
+    out = convert("@pipeline_def(batch_size=2)\ndef p(root):\n" + "".join("    " + line + "\n" for line in TWO_READERS.splitlines()))
+    assert "dali-migrate:" not in out
+    assert (
+        '    reader = ndd.readers.Numpy(file_root=root, file_filter="img_*.npy")\n'
+        '    reader_2 = ndd.readers.Numpy(file_root=root, file_filter="mask_*.npy")\n'
+        "\n"
+        "    # one batch of each reader per iteration, each going on into its next epoch on its own, as in a pipeline\n"
+        "    def endless(reader):\n"
+        "        while True:\n"
+        "            yield from reader.next_epoch(batch_size=batch_size)\n"
+        "\n"
+        "    for (images,), (masks,) in zip(endless(reader), endless(reader_2)):\n"
+        "        with ctx:\n"
+        "            masks = ndd.cast(masks, dtype=types.INT64)\n"
+        "            outputs = images, masks\n"
+        "        yield outputs\n"
+    ) in out
+
+
+def test_several_readers_targets_keep_their_shapes_and_new_names_avoid_the_modules():
+    out = convert(
+        "endless = 1\n\n@pipeline_def(batch_size=2)\ndef p(root):\n"
+        '    jpegs, labels = fn.readers.file(file_root=root)\n    everything = fn.readers.file(file_root=root)\n'
+        "    return jpegs, everything[1]\n"
+    )
+    assert "dali-migrate:" not in out
+    assert "    def endless_2(reader):\n" in out
+    # a name bound to a reader's outputs holds all of them, as next_epoch's tuple does
+    assert "for (jpegs, labels), everything in zip(endless_2(reader), endless_2(reader_2)):" in out
+
+
+def test_gpu_chained_on_a_reader_moves_its_output_every_iteration():
+    out = pipeline('data = fn.readers.numpy(file_root="d").gpu()\nreturn fn.normalize(data, device="gpu")\n')
+    assert "dali-migrate:" not in out
+    assert 'reader = ndd.readers.Numpy(file_root="d")\n' in out
+    assert "for (data,) in reader.next_epoch(batch_size=batch_size):\n            with ctx:\n                data = data.gpu()\n" in out
+    two = convert("@pipeline_def(batch_size=2)\ndef p(root):\n" + "".join(
+        "    " + line.replace(', name="images")', ', name="images").gpu()') + "\n" for line in TWO_READERS.splitlines()))
+    assert "for (images,), (masks,) in zip(endless(reader), endless(reader_2)):\n        with ctx:\n            images = images.gpu()\n" in two
+
+
+def test_gpu_chained_on_a_reader_of_several_outputs_is_marked():
+    out = pipeline('data = fn.readers.file(file_root="d").gpu()\nreturn data\n')
+    assert "pipeline not converted: fn.readers.file(...).gpu(): the reader does not give one output here" in out
+
+
+def test_a_gpu_reader_beside_another_reader_is_marked():
+    out = pipeline(
+        'frames = fn.readers.video(device="gpu", filenames=files, sequence_length=3)\n'
+        'jpegs, labels = fn.readers.file(file_root="d")\nreturn frames, labels\n'
+    )
+    assert ("pipeline not converted: fn.readers.video on the GPU beside another reader: DALI 2.4's next_epoch keeps "
+            "the pipeline's EvalContext entered between batches") in out
+
+
+def test_a_second_reader_not_on_a_line_of_its_own_is_marked():
+    out = pipeline('a, b = fn.readers.file(file_root="d")\nc = fn.decoders.image(fn.readers.file(file_root="e")[0])\nreturn a, c\n')
+    assert "pipeline not converted: fn.readers.file must be assigned on a line of its own" in out
+
+
+def test_the_analysis_notes_each_reader_in_order():
+    import libcst as cst
+
+    from dali_migrate.catalog import load
+    from dali_migrate.dali_imports import collect
+    from dali_migrate.pipeline_analysis import analyze, helpers_with_ops, pipeline_decorator
+
+    module = cst.parse_module(
+        "import nvidia.dali.fn as fn\nfrom nvidia.dali import pipeline_def\n\n"
+        "@pipeline_def(batch_size=2)\ndef p(root):\n"
+        "    size = 4\n"
+        '    data = fn.readers.numpy(file_root=root, file_filter="d*.npy").gpu()\n'
+        '    jpegs, labels = fn.readers.file(file_root=root, random_shuffle=True, seed=size)\n'
+        "    return data, fn.decoders.image(jpegs), labels\n"
+    )
+    names = collect(module)
+    func = module.body[2]
+    info = analyze(func, pipeline_decorator(func, names), names, load(), helpers_with_ops(module, names), module=module)
+    assert info.blockers == []
+    assert [(r.index, r.op.fn_name, r.outputs, r.to_gpu) for r in info.readers] == [
+        (1, "readers.numpy", 1, True), (2, "readers.file", 2, False)]
+    # both run once, before the loop; their outputs are data the loop reads
+    assert info.reader_indices == {1, 2} and {1, 2} <= info.setup and 0 in info.setup

@@ -21,6 +21,28 @@ def test_reader_created_once_and_loop_over_epochs():
     assert out.index("reader = ndd.readers.File") < out.index("while True:") < out.index("for j, l in reader.next_epoch(batch_size=batch_size):")
 
 
-def test_two_readers_block():
-    out = pipeline('a, b = fn.readers.file(file_root="d")\nc, e = fn.readers.file(file_root="e")\nreturn a, c\n')
-    assert "several readers" in out and "@pipeline_def" in out
+TWO_SHUFFLING = 'a, b = fn.readers.file(file_root="d", random_shuffle=True{})\nc, e = fn.readers.file(file_root="e", random_shuffle=True{})\nreturn a, c\n'
+
+
+def test_two_readers_that_would_take_the_pipeline_seed_are_marked():
+    out = pipeline(TWO_SHUFFLING.format("", ""), decorator="@pipeline_def(batch_size=4, seed=3)")
+    assert "# dali-migrate: [pipeline-def] pipeline not converted: 2 readers shuffle with no seed= of their own" in out
+    assert "@pipeline_def(batch_size=4, seed=3)" in out and "ndd." not in out
+
+
+def test_two_readers_with_seeds_of_their_own_keep_them():
+    out = pipeline(TWO_SHUFFLING.format(", seed=5", ", seed=5"))
+    assert 'reader = ndd.readers.File(file_root="d", random_shuffle=True, seed=5)' in out
+    assert 'reader_2 = ndd.readers.File(file_root="e", random_shuffle=True, seed=5)' in out
+
+
+def test_one_of_two_shuffling_readers_takes_the_pipeline_seed():
+    out = pipeline(TWO_SHUFFLING.format(", seed=5", ""))
+    assert "dali-migrate:" not in out
+    assert 'reader_2 = ndd.readers.File(file_root="e", random_shuffle=True, seed=seed)' in out
+
+
+def test_a_reader_that_does_not_shuffle_takes_no_seed_beside_one_that_does():
+    out = pipeline('a, b = fn.readers.file(file_root="d")\nc, e = fn.readers.file(file_root="e", shuffle_after_epoch=True)\nreturn a, c\n')
+    assert 'reader = ndd.readers.File(file_root="d")\n' in out
+    assert 'reader_2 = ndd.readers.File(file_root="e", shuffle_after_epoch=True, seed=seed)' in out
