@@ -30,7 +30,7 @@ $py -c 'import av; print("PyAV", av.__version__)' >>"$OUT/machine.txt" 2>/dev/nu
 $py fixtures/make_fixtures.py >/dev/null
 if [ "$what" = tests ] || [ "$what" = all ]; then
   $py -m pytest -p no:cacheprovider -q -rs --timeout=300 \
-    tests/runtime tests/test_verify_gpu.py tests/multigpu \
+    tests/runtime tests/test_verify_gpu.py tests/test_several_readers.py tests/multigpu \
     --junitxml="$OUT/gpu-tests.xml" 2>&1 | tail -60 | tee "$OUT/gpu-tests.txt"
   DALI_MIGRATE_VERIFY_DEVICE=gpu $py -m pytest -p no:cacheprovider -q -rs --timeout=300 tests/test_verify_golden.py \
     --junitxml="$OUT/verify-gpu.xml" 2>&1 | tail -30 | tee "$OUT/verify-gpu.txt"

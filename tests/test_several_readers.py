@@ -57,7 +57,7 @@ def _cuda() -> bool:
 
 
 # gpu: as written (the readers' outputs moved with .gpu(), the operators on the GPU), where there is one
-@pytest.mark.parametrize("device", ["cpu", "gpu"])
+@pytest.mark.parametrize("device", ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
 @pytest.mark.parametrize("runtime", [False, True], ids=["native-ndd", "dali_migrate.runtime"])
 @pytest.mark.parametrize(
     "labels, settings",
