@@ -1263,6 +1263,29 @@ def _fold_literal_ifs(stmts: list) -> list:
     return out
 
 
+def _branches_only(stmt, helpers: dict, method: bool) -> bool:
+    """``stmt`` is an ``if`` (with ``elif``/``else``) of indented blocks whose tests call no helper:
+    the helper calls are all in its branches."""
+    while isinstance(stmt, cst.If):
+        if not isinstance(stmt.body, cst.IndentedBlock) or _helper_calls_in([stmt.test], helpers, method):
+            return False
+        stmt = stmt.orelse
+    return stmt is None or (isinstance(stmt, cst.Else) and isinstance(stmt.body, cst.IndentedBlock))
+
+
+def _inline_in_branches(stmt, helpers: dict, outer: set, later: set, used: set, stack: tuple, method: bool):
+    """``stmt`` (an ``if`` that _branches_only accepts) with the helper calls of each branch inlined."""
+    def block(b):
+        return b.with_changes(body=_inline_helpers(list(b.body), helpers, outer, later, used, stack, method))
+
+    orelse = stmt.orelse
+    if isinstance(orelse, cst.If):
+        orelse = _inline_in_branches(orelse, helpers, outer, later, used, stack, method)
+    elif isinstance(orelse, cst.Else):
+        orelse = orelse.with_changes(body=block(orelse.body))
+    return stmt.with_changes(body=block(stmt.body), orelse=orelse)
+
+
 def _inline_helpers(body: list, helpers: dict, outer: set, later: set, used: set, stack: tuple = (), method: bool = True) -> list:
     """``body`` with each helper call statement replaced by the helper's statements.
 
@@ -1275,6 +1298,13 @@ def _inline_helpers(body: list, helpers: dict, outer: set, later: set, used: set
         hit = _helper_statement(stmt, helpers, method)
         if hit is None:
             called = _helper_calls_in([stmt], helpers, method)
+            if called and _branches_only(stmt, helpers, method):
+                # `if aug: images = helper(images)`: each branch is inlined as a body of its own;
+                # it sees every name the enclosing body binds, and what runs after the `if` reads
+                out.append(_inline_in_branches(
+                    stmt, helpers, outer | _assigned(*out, *body), later | read_names(*body[i + 1 :]), used, stack, method
+                ))
+                continue
             if called:
                 # `return helper(x), labels`: the call taken out into a statement of its own first
                 hoisted = helper_hoisting.hoist(
