@@ -385,9 +385,11 @@ class _Converter:
                 continue
             seen_names.setdefault(func.name.value, []).append(func)
             info = analyze(func, dec, self.names, self.catalog, helpers, module=self.module)
-            if self.parents.scope(func) is None and func.name.value in self.cannot_inline:
+            scope = self.parents.scope(func)
+            inline_key = func.name.value if scope is None else ("nested", func.name.value)
+            if inline_key in self.cannot_inline:
                 # the generic reason gives way to why these helpers could not be written in
-                called, why = self.cannot_inline[func.name.value]
+                called, why = self.cannot_inline[inline_key]
                 generic = {helper_blocker([h]) for h in helpers}
                 info.blockers[:] = [helper_blocker(called, why), *(b for b in info.blockers if b not in generic)]
             if isinstance(self.parents.scope(func), cst.ClassDef):

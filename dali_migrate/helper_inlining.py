@@ -99,6 +99,15 @@ def _called_by_name(node: cst.CSTNode) -> set:
     return cst_walk.remembered(_find_called_by_name, node)
 
 
+def _called_outside_pipelines(func: cst.FunctionDef, names) -> set:
+    """_called_by_name(func), less the calls made only by pipeline functions nested in it."""
+    nested = [n for n in cst_walk.walk(func) if type(n) is cst.FunctionDef and n is not func and pipeline_decorator(n, names) is not None]
+    if not nested:
+        return _called_by_name(func)
+    inside = {id(c) for p in nested for c in cst_walk.walk(p)}
+    return {c.func.value for c in cst_walk.walk(func) if type(c) is cst.Call and type(c.func) is cst.Name and id(c) not in inside}
+
+
 def _find_called_by_name(node: cst.CSTNode) -> set:
     return {c.func.value for c in cst_walk.walk(node) if type(c) is cst.Call and type(c.func) is cst.Name}
 
@@ -113,17 +122,19 @@ def _building(module: cst.Module, names) -> dict:
     """{name: (FunctionDef, None or why it cannot be inlined)} of the module's functions that
     build operators, themselves or through each other."""
     with_ops = helpers_with_ops(module, names)
-    if not with_ops:
-        return {}  # nothing builds operators, so nothing builds them through a call either
     defs = {
         s.name.value: s for s in module.body
         if isinstance(s, cst.FunctionDef) and pipeline_decorator(s, names) is None
     }
-    # a function that calls a helper builds operators too, though it spells no fn.* itself
-    calls = {name: _called_by_name(func) for name, func in defs.items()}
+    arithmetic = {name for name, func in defs.items() if cst_walk.remembered(_arithmetic_only, func)}
+    if not with_ops and not arithmetic:
+        return {}  # nothing builds operators, so nothing builds them through a call either
+    # a function that calls a helper builds operators too, though it spells no fn.* itself (not
+    # through a pipeline defined inside it: that pipeline's calls are its own)
+    calls = {name: _called_outside_pipelines(func, names) for name, func in defs.items()} if with_ops else {}
     building = set(with_ops)
     grew = True
-    while grew:
+    while grew and with_ops:
         grew = False
         for name in defs:
             if name not in building and not calls[name].isdisjoint(building):
@@ -131,6 +142,10 @@ def _building(module: cst.Module, names) -> dict:
                 grew = True
     once = _module_bindings(module)
     rebound = _globals_declared(module)
+    # Functions of operators only are written in where they can be, and are left to be called
+    # (once, before the loop, as the pipeline called them) where they cannot: they are no reason
+    # to refuse a pipeline, nor do their callers build operators through them.
+    building |= {name for name in arithmetic if once.get(name) == 1 and name not in rebound}
     found: dict = {}
     for name in sorted(building):
         func = defs[name]
@@ -143,6 +158,32 @@ def _building(module: cst.Module, names) -> dict:
             why = f"{name}() has loops, `with`, `try` or other blocks besides `if`: its operators are not written into the pipeline"
         found[name] = (func, why)
     return found
+
+
+_ARITHMETIC = (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison)
+_NOT_ARITHMETIC = (cst.Call, cst.Attribute, cst.Lambda, cst.BooleanOperation, cst.IfExp, cst.Await, cst.Yield,
+                   cst.NamedExpr, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp, cst.FunctionDef,
+                   cst.ClassDef, cst.If, cst.Global, cst.Nonlocal, cst.Del, cst.Import, cst.ImportFrom)
+
+
+def _arithmetic_only(func: cst.FunctionDef) -> bool:
+    """``func`` only combines its parameters with operators (``condition * a + (condition ^ True) * b``):
+    on DALI data each operator is one, so the function builds them, and with no call, attribute or
+    name from outside it computes the same from the same arguments wherever it runs, once when a
+    pipeline was built or each iteration in the pipeline's loop."""
+    if func.decorators or func.asynchronous is not None or not isinstance(func.body, cst.IndentedBlock):
+        return False
+    p = func.params
+    if p.star_arg not in (cst.MaybeSentinel.DEFAULT, None) or p.star_kwarg is not None:
+        return False
+    body = legacy._body(func)
+    if not body or not all(isinstance(s, cst.SimpleStatementLine) for s in body):
+        return False
+    nodes = [n for s in body for n in cst_walk.walk(s)]
+    if any(isinstance(n, _NOT_ARITHMETIC) for n in nodes) or not any(isinstance(n, _ARITHMETIC) for n in nodes):
+        return False
+    free = legacy.read_names(*body) - _params(func) - legacy._assigned(*body)
+    return free <= {"True", "False", "None"}
 
 
 def _params(func: cst.FunctionDef) -> set:
@@ -217,7 +258,12 @@ def inline(module: cst.Module, names, skip: set, keep=frozenset()) -> tuple:
     used = set().union(*(spelled.of(stmt)[1] for stmt in module.body)) if helpers else set()
     inlined: dict = {}
     body = []
+    nested_names = _nested_pipeline_names(module, names)
     for stmt in module.body:
+        if isinstance(stmt, cst.FunctionDef) and pipeline_decorator(stmt, names) is None and nested_names:
+            stmt = _inline_nested(stmt, names, helpers, building, skip, nested_names, used, inlined, problems)
+            body.append(stmt)
+            continue
         if (
             isinstance(stmt, cst.FunctionDef)
             and stmt.name.value not in skip
@@ -237,7 +283,8 @@ def inline(module: cst.Module, names, skip: set, keep=frozenset()) -> tuple:
         return module, {}, problems
     module = module.with_changes(body=body)
     # A helper every use of which was inlined goes: it would keep pipeline mode's imports alive.
-    removable = set().union(*inlined.values()) - set(keep)
+    # (A function's own helpers, which _inline_nested inlined, are no module-level definitions.)
+    removable = {n for n in set().union(*inlined.values()) if n in helpers} - set(keep)
     changed = True
     while changed:
         changed = False
@@ -250,3 +297,135 @@ def inline(module: cst.Module, names, skip: set, keep=frozenset()) -> tuple:
             body=[s for s in module.body if not (isinstance(s, cst.FunctionDef) and s.name.value in removable)]
         )
     return module, inlined, problems
+
+
+# -- pipelines defined inside a function -------------------------------------------------------
+#
+# `with pipe:` blocks inside a function (synthesized pipelines) and @pipeline_def functions nested in
+# one call helpers too: functions the enclosing function defines itself (closures), or the module's.
+# Written into such a pipeline, a closure's statements read the enclosing function's names as the
+# closure did (the pipeline is nested in the same function); the engine's check that the graph
+# reads nothing the function changes after it then covers them too. A module-level helper reads
+# globals, which the enclosing function may shadow: it is written in only where it reads none of
+# the enclosing function's names.
+
+
+def _nested_pipeline_names(module: cst.Module, names) -> set:
+    """Names of the pipelines defined directly in the body of a module-level function, each defined
+    once in the file (the engine tells pipelines apart by name)."""
+    seen: dict = {}
+    for stmt in module.body:
+        if isinstance(stmt, cst.FunctionDef) and isinstance(stmt.body, cst.IndentedBlock):
+            for inner in stmt.body.body:
+                if isinstance(inner, cst.FunctionDef) and pipeline_decorator(inner, names) is not None:
+                    seen[inner.name.value] = seen.get(inner.name.value, 0) + 1
+    defined = _module_bindings(module)
+    return {name for name, k in seen.items() if k == 1 and name not in defined}
+
+
+def _function_bindings(func: cst.FunctionDef) -> set:
+    """Every name ``func`` binds in its own scope: parameters and what its statements bind."""
+    return _params(func) | set().union(set(), *(legacy._bindings(s) for s in func.body.body))
+
+
+def _local_helpers(func: cst.FunctionDef, names) -> dict:
+    """{name: FunctionDef} of the functions defined directly in ``func``'s body that build operators
+    and can be written into a pipeline: bound once in ``func``, plain ``def``, straight-line."""
+    body = list(func.body.body)
+    counts: dict = {}
+    for s in body:
+        for n in legacy._bindings(s):
+            counts[n] = counts.get(n, 0) + 1
+    declared = {n.name.value for s in body for g in _statement_level(s) if type(g) in (cst.Global, cst.Nonlocal) for n in g.names}
+    local = {
+        s.name.value: s for s in body
+        if isinstance(s, cst.FunctionDef) and pipeline_decorator(s, names) is None
+        and counts.get(s.name.value) == 1 and s.name.value not in declared and s.name.value not in _params(func)
+    }
+    building = {n for n, f in local.items() if _calls_ops(f, names)}
+    grew = True
+    while grew:  # a closure that calls a closure that builds operators builds them too
+        grew = False
+        for n, f in local.items():
+            if n not in building and not _called_by_name(f).isdisjoint(building):
+                building.add(n)
+                grew = True
+    building |= {n for n, f in local.items() if _arithmetic_only(f)}  # (as in _building)
+    return {
+        n: local[n] for n in building
+        if not local[n].decorators and local[n].asynchronous is None
+        and isinstance(local[n].body, cst.IndentedBlock) and _straight_line(legacy._body(local[n]))
+    }
+
+
+def _calls_ops(func: cst.FunctionDef, names) -> bool:
+    return any(type(c) is cst.Call and names.fn_op(c.func) is not None for c in cst_walk.walk(func))
+
+
+def _inline_nested(func: cst.FunctionDef, names, module_helpers: dict, building: dict, skip: set,
+                   nested_names: set, used: set, inlined: dict, problems: dict) -> cst.FunctionDef:
+    """``func`` with helper calls inlined into the pipelines defined directly in its body (records
+    each in ``inlined``), and its own helpers that nothing in it uses any more removed. Why a
+    module-level helper could not be written into one goes to ``problems``, keyed ("nested", name)."""
+    if not isinstance(func.body, cst.IndentedBlock):
+        return func
+    body = list(func.body.body)
+    targets = [
+        i for i, s in enumerate(body)
+        if isinstance(s, cst.FunctionDef) and s.name.value in nested_names and s.name.value not in skip
+    ]
+    if not targets:
+        return func
+    local = _local_helpers(func, names)
+    enclosing = _function_bindings(func)
+    usable = dict(local)
+    shadowed: dict = {}  # module-level helper -> a name it reads that the function binds too
+    for name, helper in module_helpers.items():
+        if name in enclosing:
+            continue  # the function's own name for something else
+        reached = legacy._reached([[helper]], module_helpers, method=False) | {name}
+        clash = sorted(set().union(*(legacy.read_names(module_helpers[n]) for n in reached if n in module_helpers)) & enclosing)
+        if clash:
+            shadowed[name] = clash[0]
+        elif all(building[n][1] is None for n in reached if n in module_helpers):
+            usable[name] = helper
+    for i in targets:
+        called = sorted(n for n in _called_by_name(body[i]) if n in shadowed)
+        if called:
+            problems[("nested", body[i].name.value)] = (called, (
+                f"{called[0]}() reads `{shadowed[called[0]]}` from the module, a name {func.name.value}() binds too: "
+                f"written into the pipeline, it would read {func.name.value}()'s; convert by hand"
+            ))
+    if not usable:
+        return func
+    done: dict = {}
+    for i in targets:
+        pipe = body[i]
+        called = sorted(n for n in _called_by_name(pipe) if n in usable or n in local or n in building)
+        if not called or any(n not in usable for n in called):
+            continue  # a helper it calls cannot be written into it: the pipeline is refused as before
+        new = _inline_into(pipe, usable, used)
+        if new is None or isinstance(new, str):
+            continue
+        body[i] = new
+        done[pipe.name.value] = legacy._reached([list(pipe.body.body)], usable, method=False)
+    if not done:
+        return func
+    inlined.update(done)
+    # the function's own helpers that only the inlined pipelines called go, as module-level ones do
+    gone = set().union(*done.values()) & set(local)
+    changed = True
+    while changed:
+        changed = False
+        for name in sorted(gone):
+            if any(name in names_in(s) for s in body if not (isinstance(s, cst.FunctionDef) and s.name.value in gone)):
+                gone.discard(name)
+                changed = True
+    kept = [s for s in body if not (isinstance(s, cst.FunctionDef) and s.name.value in gone)]
+    if kept and kept[0] is not body[0]:
+        # what now opens the body loses the blank lines that set it apart from the removed def
+        lines = list(kept[0].leading_lines)
+        while lines and lines[0].comment is None:
+            lines.pop(0)
+        kept[0] = kept[0].with_changes(leading_lines=lines)
+    return func.with_changes(body=func.body.with_changes(body=kept))

@@ -1375,8 +1375,16 @@ def _inline_helpers(body: list, helpers: dict, outer: set, later: set, used: set
             cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(table.get(p, cst.Name(p)))], v)]) for p, v in prologue
         ]
         rename = {**substituted, **table}
-        new += _fold_literal_ifs(_rename(hbody, rename))
+        rest = _fold_literal_ifs(_rename(hbody, rename))
         value = _rename(returned_nodes, rename)[0] if returned is not None else None
+        if _helper_calls_in(new, helpers, method):
+            # `multiplexing(cond, resize(images), images)`: the arguments run before the helper's body,
+            # so the helpers they call are written in first, as the caller's own statements
+            new = _inline_helpers(
+                new, helpers, caller_binds | _assigned(*rest),
+                after | read_names(*rest, *([value] if value is not None else [])), used, stack, method,
+            )
+        new += rest
         if kind == "assign":
             if _names_of(small.targets[0].target) is None or _names_of(small.targets[0].target) != _names_of(value):
                 new.append(stmt.with_changes(body=[small.with_changes(value=value)], leading_lines=[]))

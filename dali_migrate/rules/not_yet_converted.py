@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from dali_migrate import tf_consumers
+from dali_migrate import cst_walk, tf_consumers
 from dali_migrate.cst_util import dotted
 from dali_migrate.dali_imports import OPS, PIPELINE_CLASS
 from dali_migrate.rules.base import DetectorRule
@@ -380,6 +380,8 @@ def _find(module: cst.Module, names, parents, converted: set) -> list:
     for name, func in helpers.items():
         if _decorated_by_data_iterator(func, names):
             continue  # a pipeline definition: the decorator's marker says what to do
+        if _builds_a_pipeline(func, names):
+            continue  # its operators are its own pipeline's (with pipe: ...): that pipeline's marker says why
         if name in here:
             left = _unconverted_callers(name, module, names, converted)
             mark(
@@ -401,6 +403,15 @@ def _find(module: cst.Module, names, parents, converted: set) -> list:
         elif not isinstance(dec.decorator, cst.Call) and _framework_hint(q) is not None:
             mark(parents.of(dec), _framework_hint(q))  # `@data_iterator` without arguments
     return found
+
+
+def _builds_a_pipeline(func: cst.FunctionDef, names) -> bool:
+    """``func`` makes a ``Pipeline(...)`` itself: operators it calls outside a pipeline function feed
+    that pipeline (DataNodes made before its ``with`` block), they serve no other module."""
+    return any(
+        type(n) is cst.Call and names.qualify(n.func) in PIPELINE_CLASS
+        for n in cst_walk.walk(func)
+    )
 
 
 def _unconverted_callers(helper: str, module: cst.Module, names, converted: set) -> list:

@@ -75,11 +75,12 @@ def training_pipe(data_dir, aug="none", *, batch_size, num_threads=2, device_id=
                 images = ndd.decoders.image(jpegs, device="gpu", output_type=types.RGB)
                 images = ndd.resize(images, size=(48, 48))
                 if aug == "strong":
-                    condition = ndd.random.coin_flip(probability=0.5, batch_size=batch_size, rng=rng)
+                    condition = ndd.random.coin_flip(probability=0.5, dtype=types.UINT8, batch_size=batch_size, rng=rng)
                     size = ndd.random.uniform(range=(24.0, 40.0), batch_size=batch_size, rng=rng)
                     img = images
                     img = ndd.resize(img, resize_x=size, resize_y=size)
-                    images = ndd.flip(ndd.resize(img, size=(48, 48)), horizontal=condition)
+                    true_case = ndd.resize(img, size=(48, 48))
+                    images = condition * true_case + (condition ^ True) * images
                 elif aug == "light":
                     img = images
                     img = ndd.flip(img, horizontal=1)

@@ -14,6 +14,10 @@ def random_resize(img, size):
     return fn.resize(img, size=(48, 48))
 
 
+def blend(condition, true_case, false_case):
+    return condition * true_case + (condition ^ True) * false_case
+
+
 def mirror(img, both):
     img = fn.flip(img, horizontal=1)
     if both:
@@ -27,9 +31,9 @@ def training_pipe(data_dir, aug="none"):
     images = fn.decoders.image(jpegs, device="mixed", output_type=types.RGB)
     images = fn.resize(images, size=(48, 48))
     if aug == "strong":
-        condition = fn.random.coin_flip(probability=0.5)
+        condition = fn.random.coin_flip(probability=0.5, dtype=types.UINT8)
         size = fn.random.uniform(range=(24.0, 40.0))
-        images = fn.flip(random_resize(images, size), horizontal=condition)
+        images = blend(condition, random_resize(images, size), images)
     elif aug == "light":
         images = mirror(images, False)
     else:
