@@ -15,7 +15,7 @@ from typing import Optional
 import libcst as cst
 import libcst.matchers as m
 
-from dali_migrate import cst_walk, iterator_subclasses
+from dali_migrate import changed_in_place, cst_walk, iterator_subclasses
 from dali_migrate.cst_util import code, one_line_statement
 from dali_migrate.parents import Parents
 from dali_migrate.pipeline_analysis import NOT_CONVERTED, PERF_ONLY, SETTINGS, PipelineInfo
@@ -454,14 +454,14 @@ def plan(module, parents: Parents, pipelines: dict, rules, ndd: str, numpy: Opti
                     continue
                 if constructs and isinstance(assign, cst.ListComp) and assign.elt is call:
                     # `pipes = [P(...) for i in range(n)]`, one pipeline per GPU
-                    _plan_construction(call, info, p, stmt)
+                    _plan_construction(call, info, p, stmt, parents)
                     pipe_lists.plan(assign, make_site(name, call, comp=assign), parents, module, pipe_rules, p)
                     continue
                 target = _handoff_target(call, parents) if call is not None else None
                 if target is not None:
                     # `show(train_pipe(...))`: the function gets the pipeline object itself.
                     if callee == name:
-                        _plan_construction(call, info, p, stmt)
+                        _plan_construction(call, info, p, stmt, parents)
                     site = Site(ndd=ndd, numpy=numpy, pipeline=info, construction=None,
                                 reader_call=readers.get(name), names=names, taken=set(taken), parents=parents)
                     _plan_handoff(call, "pipe", target, parents, _State(var=None), site, pipe_rules, batch_rules, p)
@@ -473,7 +473,7 @@ def plan(module, parents: Parents, pipelines: dict, rules, ndd: str, numpy: Opti
                         p.blockers.append((stmt, reason or f"{label} is used here in a way dali-migrate cannot follow; convert the pipeline and this use by hand"))
                         continue
                     if callee == name:
-                        _plan_construction(call, info, p, stmt)
+                        _plan_construction(call, info, p, stmt, parents)
                     _note_factory(made_by, factory, parents.scope(assign), _made_at(callee, call, name, made_by), stmt, parents, p)
                     if factory not in follow:
                         follow.append(factory)
@@ -501,7 +501,7 @@ def plan(module, parents: Parents, pipelines: dict, rules, ndd: str, numpy: Opti
                 if iterator is not None and ("iterator", iterator[1]) in pipe_rules:
                     # `DALIGenericIterator([p(...)], ...)`: the iterator gets the pipeline it makes
                     if constructs:
-                        _plan_construction(call, info, p, stmt)
+                        _plan_construction(call, info, p, stmt, parents)
                     scope = parents.scope(call) or module
                     site = Site(ndd=ndd, numpy=numpy, pipeline=info, construction=call if constructs else None,
                                 reader_call=readers.get(name), names=names, taken=set(taken),
@@ -514,7 +514,7 @@ def plan(module, parents: Parents, pipelines: dict, rules, ndd: str, numpy: Opti
                 if member is not None:
                     # `self.pipe = p(...)` in a method: every use of `self.pipe` in the class is planned below.
                     if callee == name:
-                        _plan_construction(call, info, p, stmt)
+                        _plan_construction(call, info, p, stmt, parents)
                     cls, attr, method = member
                     stores.setdefault((id(cls), attr), (cls, attr, []))[2].append((assign, method, callee == name))
                     continue
@@ -530,7 +530,7 @@ def plan(module, parents: Parents, pipelines: dict, rules, ndd: str, numpy: Opti
                                           f"convert the pipeline and this use by hand"))
                     continue
                 if constructs:
-                    _plan_construction(call, info, p, stmt)
+                    _plan_construction(call, info, p, stmt, parents)
                 var = assign.targets[0].target.value
                 scope = parents.scope(assign) or module
                 site = Site(ndd=ndd, numpy=numpy, pipeline=info, construction=call if constructs else None,
@@ -686,7 +686,10 @@ def _overlap(ours: set, theirs: set) -> bool:
     )
 
 
-def _plan_construction(call: cst.Call, info: PipelineInfo, p: Plan, stmt) -> None:
+def _plan_construction(call: cst.Call, info: PipelineInfo, p: Plan, stmt, parents: Parents) -> None:
+    changed = changed_in_place.changed_after(call, stmt, parents)
+    if changed is not None:
+        p.blockers.append((stmt, changed))
     params = {
         q.name.value
         for q in [*info.func.params.posonly_params, *info.func.params.params, *info.func.params.kwonly_params]
