@@ -749,6 +749,19 @@ def _fix_imports(old: cst.Module, new: cst.Module, names, ndd: str, ndd_module: 
     dali_import_ids = {id(stmt) for stmt, _ in collect(new).statements}
     # (a file whose only conversion is the uses of another file's pipeline may not need ndd)
     need_ndd = ndd not in names.aliases and ndd in used_after
+    guard = _import_guard(new, dali_import_ids) if need_ndd else None
+    if guard is not None:
+        # `try: import nvidia.dali ... except ImportError: HAS_DALI = False`: the file runs without
+        # DALI, so ndd is imported where DALI was, under the same guard
+        i, j = guard
+        body = list(new.body)
+        inner = list(body[i].body.body)
+        line = templates.statement(f"import {ndd_module} as {ndd}\n").with_changes(leading_lines=inner[j].leading_lines)
+        inner[j] = inner[j].with_changes(leading_lines=[])
+        inner.insert(j, line)
+        body[i] = body[i].with_changes(body=body[i].body.with_changes(body=inner))
+        new = new.with_changes(body=body)
+        need_ndd = False
     # Only the paths to what may change are entered (a full pass rebuilds every statement of the
     # file): the DALI imports, and lines with no statement left, which are dropped. Both are
     # statements: no need to walk into expressions, or into the parts of a line or a definition
@@ -787,6 +800,30 @@ def _fix_imports(old: cst.Module, new: cst.Module, names, ndd: str, ndd_module: 
     if need_ndd:
         fixed = _add_import(fixed, f"import {ndd_module} as {ndd}")
     return fixed
+
+
+_IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
+
+
+def _import_guard(module: cst.Module, dali_import_ids: set) -> Optional[tuple]:
+    """(index of a top-level ``try``, index in its body) of the file's first DALI import, where that
+    import is guarded by a ``try`` whose handlers catch ImportError; None where the first is not."""
+    for i, stmt in enumerate(module.body):
+        if isinstance(stmt, cst.SimpleStatementLine) and any(id(small) in dali_import_ids for small in stmt.body):
+            return None
+        if isinstance(stmt, cst.Try) and isinstance(stmt.body, cst.IndentedBlock):
+            for j, inner in enumerate(stmt.body.body):
+                if isinstance(inner, cst.SimpleStatementLine) and any(id(small) in dali_import_ids for small in inner.body):
+                    return (i, j) if any(_catches_import_error(h) for h in stmt.handlers) else None
+    return None
+
+
+def _catches_import_error(handler: cst.ExceptHandler) -> bool:
+    kind = handler.type
+    if kind is None:
+        return True
+    kinds = [e.value for e in kind.elements] if isinstance(kind, cst.Tuple) else [kind]
+    return any(isinstance(k, cst.Name) and k.value in _IMPORT_ERRORS for k in kinds)
 
 
 def _imports_module(module: cst.Module, name: str) -> bool:
