@@ -583,7 +583,9 @@ def main(argv: Optional[list] = None) -> int:
     ap.add_argument("--commit", default="unknown",
                     help="DALI commit the corpus was taken from ('' leaves the line out)")
     ap.add_argument("--date", default=None, help="date on the page [default: today, UTC]")
-    ap.add_argument("--source", default="NVIDIA/DALI docs/examples", help="where the corpus came from")
+    ap.add_argument("--source", default=None,
+                    help="where the corpus came from [default: NVIDIA/DALI docs/examples for the default "
+                         "--title/--about, else the corpus path]")
     ap.add_argument("--title", default=TITLE, help="the page's title")
     ap.add_argument("--about", default=ABOUT, help="what the corpus is, under the title")
     ap.add_argument("-j", "--jobs", type=int, default=None, help="conversions and runs at a time")
@@ -592,6 +594,8 @@ def main(argv: Optional[list] = None) -> int:
     args = ap.parse_args(argv)
     if not args.path.exists():
         ap.error(f"{args.path} does not exist")
+    if args.source is None:  # (another corpus, described by its own --title/--about, is not DALI's)
+        args.source = "NVIDIA/DALI docs/examples" if (args.title, args.about) == (TITLE, ABOUT) else str(args.path)
     date = args.date or datetime.datetime.now(datetime.timezone.utc).date().isoformat()
     rows, skipped, bugs = measure(args.path, jobs=args.jobs, run=args.run, timeout=args.run_timeout)
     page = render(rows, skipped, bugs, commit=args.commit, date=date, source=args.source,
