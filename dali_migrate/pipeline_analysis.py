@@ -266,7 +266,14 @@ class _BodyScan(cst.CSTVisitor):
                 )
                 return
             # types.* and tfrecord.* (reader feature descriptions) are plain values ndd takes as they are.
-            if q is not None and q.startswith("nvidia.") and not q.startswith((MATH + ".", "nvidia.dali.types.", "nvidia.dali.tfrecord.")):
+            if q is not None and q.startswith("nvidia.dali.ops."):
+                # (legacy.py turns the operator objects of a class into fn calls where it can follow
+                # them: made on a line of their own, stored in self, called in define_graph)
+                self._block(
+                    f"{dotted(node.func)}(...) is made where dali-migrate cannot follow the operator object (inside an "
+                    f"expression such as `ops.X(...) if flag else None`, a container or a call): convert this pipeline by hand"
+                )
+            elif q is not None and q.startswith("nvidia.") and not q.startswith((MATH + ".", "nvidia.dali.types.", "nvidia.dali.tfrecord.")):
                 self._block(f"{dotted(node.func)}(...) is not converted automatically: convert this pipeline by hand")
             callee = dotted(node.func)
             if callee in self.helpers:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import libcst as cst
 
 from dali_migrate import cst_walk, tf_consumers
-from dali_migrate.cst_util import dotted
+from dali_migrate.cst_util import code, dotted
 from dali_migrate.dali_imports import OPS, PIPELINE_CLASS
 from dali_migrate.rules.base import DetectorRule
 
@@ -332,11 +332,21 @@ def _find(module: cst.Module, names, parents, converted: set) -> list:
 
     marked_classes = set()
     pipeline_classes = set()  # names, so that subclasses of the file's Pipeline subclasses count too
+    defined_classes = {c.name.value for c in parents.find(cst.ClassDef)}
     for cls in parents.find(cst.ClassDef):
         if any(names.qualify(b.value) in PIPELINE_CLASS or dotted(b.value) in pipeline_classes for b in cls.bases):
             pipeline_classes.add(cls.name.value)
             marked_classes.add(id(cls))
             mark(cls, "Pipeline subclass (ops + define_graph): not converted yet; rewrite define_graph as a loop over ndd calls by hand")
+        elif (cls.bases and not any(dotted(b.value) in defined_classes for b in cls.bases)
+              and _pipeline_shaped(cls) and _uses_dali(cls, names)):
+            # `class TrainPipeline(GenericPipeline)` with GenericPipeline imported from the project:
+            # most likely a Pipeline, which a run over this file alone would otherwise pass by in silence
+            marked_classes.add(id(cls))
+            bases = ", ".join(dotted(b.value) or code(b.value) for b in cls.bases)
+            mark(cls, f"{cls.name.value} looks like a DALI Pipeline subclass (define_graph(), or an __init__ taking batch_size "
+                      f"and num_threads, with DALI operators), but its base ({bases}) is not defined in this file: if it is "
+                      f"a Pipeline, convert this class together with it by hand")
 
     def inside_marked(node) -> bool:
         cur = parents.of(node)
@@ -403,6 +413,28 @@ def _find(module: cst.Module, names, parents, converted: set) -> list:
         elif not isinstance(dec.decorator, cst.Call) and _framework_hint(q) is not None:
             mark(parents.of(dec), _framework_hint(q))  # `@data_iterator` without arguments
     return found
+
+
+def _pipeline_shaped(cls: cst.ClassDef) -> bool:
+    """A ``define_graph`` method, or an ``__init__`` that takes a Pipeline's batch_size and num_threads."""
+    if not isinstance(cls.body, cst.IndentedBlock):
+        return False
+    for s in cls.body.body:
+        if isinstance(s, cst.FunctionDef) and s.name.value == "define_graph":
+            return True
+        if isinstance(s, cst.FunctionDef) and s.name.value == "__init__":
+            p = s.params
+            taken = {q.name.value for q in [*p.posonly_params, *p.params, *p.kwonly_params]}
+            if {"batch_size", "num_threads"} <= taken:
+                return True
+    return False
+
+
+def _uses_dali(cls: cst.ClassDef, names) -> bool:
+    return any(
+        type(n) is cst.Call and (names.fn_op(n.func) is not None or (names.qualify(n.func) or "").startswith("nvidia.dali."))
+        for n in cst_walk.walk(cls)
+    )
 
 
 def _builds_a_pipeline(func: cst.FunctionDef, names) -> bool:
