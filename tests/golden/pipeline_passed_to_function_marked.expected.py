@@ -33,7 +33,7 @@ def run(pipe):
 
 
 def describe(pipe_or_name):
-    # dali-migrate: [call-site] the pipeline object `pipe_or_name` is used here in a way dali-migrate cannot follow (e.g. passed to an iterator); convert by hand
+    # dali-migrate: [call-site] the pipeline object `pipe_or_name` is used by `if isinstance(pipe_or_name, str):` in a way dali-migrate cannot follow (e.g. passed to an iterator); convert by hand
     if isinstance(pipe_or_name, str):
         print(pipe_or_name)
     else:

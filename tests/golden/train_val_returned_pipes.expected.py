@@ -32,8 +32,8 @@ def loaders(root, batch_size):
     val.build()
     train_size = train.epoch_size("TrainReader")
     val_size = val.epoch_size("ValReader")
-    # dali-migrate: [call-site] the pipeline object `train` is used here in a way dali-migrate cannot follow (e.g. passed to an iterator); convert by hand
-    # dali-migrate: [call-site] the pipeline object `val` is used here in a way dali-migrate cannot follow (e.g. passed to an iterator); convert by hand
+    # dali-migrate: [call-site] the pipeline object `train` is used by `return train, val, train_size, val_size` in a way dali-migrate cannot follow (e.g. passed to an iterator); convert by hand
+    # dali-migrate: [call-site] the pipeline object `val` is used by `return train, val, train_size, val_size` in a way dali-migrate cannot follow (e.g. passed to an iterator); convert by hand
     return train, val, train_size, val_size
 
 
