@@ -1764,7 +1764,7 @@ def _plan_expr(node, kind, parents, state, site, pipe_rules, batch_rules, p: Pla
             if pipe_lists.plan_object_list(node, site, parents, pipe_rules, p):
                 return
             # (the use is quoted: a Pipeline subclass that does not convert is marked at the class)
-            used = code(stmt).strip().splitlines()[0][:60] if stmt is not None else ""
+            used = code(stmt.with_changes(leading_lines=[])).strip().splitlines()[0][:60] if stmt is not None else ""
             p.blockers.append((stmt, f"the pipeline object `{state.var}` is used by `{used}` in a way dali-migrate cannot follow (e.g. passed to an iterator); convert by hand"))
             return
         rule = pipe_rules.get(parent.attr.value)

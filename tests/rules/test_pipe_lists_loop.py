@@ -84,7 +84,7 @@ def test_printed_pipeline_is_left_as_it_is():
 def test_other_uses_as_text_are_marked(use):
     result = _convert(f"pipe = pipe_fn(root, 0, 1)\nx = {use}\nreturn pipe.run()\n")
     assert "@pipeline_def" in result.output
-    assert any("`pipe` is used here" in m.reason for m in result.markers), [m.reason for m in result.markers]
+    assert any("`pipe` is used by `x = " in m.reason for m in result.markers), [m.reason for m in result.markers]
 
 
 def test_print_defined_in_the_file_is_not_the_builtin():
