@@ -427,3 +427,55 @@ def test_iterator_over_pipelines_handed_to_a_class_or_function_matches(case, tmp
     assert want[0] == ("batch_size", bs)
     assert sum(isinstance(x, tuple) and isinstance(x[0], torch.Tensor) for x in want) >= 6
     _same(want, got)
+
+
+# insightface's arcface loader: a `with pipe:` graph in a function whose reader and iterator take
+# the name from the same parameter
+WITH_NAME_SOURCE = '''\
+from nvidia.dali import fn
+from nvidia.dali.pipeline import Pipeline
+from nvidia.dali.plugin.pytorch import DALIClassificationIterator, LastBatchPolicy
+
+
+def loader(root, batch_size, num_threads, name="reader"):
+    pipe = Pipeline(batch_size=batch_size, num_threads=num_threads, device_id=0)
+    with pipe:
+        jpegs, labels = fn.readers.file(file_root=root, name=name, pad_last_batch=True)
+        images = fn.resize(fn.decoders.image(jpegs, device="mixed"), resize_x=8, resize_y=8)
+        pipe.set_outputs(images, labels.gpu())
+    pipe.build()
+    return DALIClassificationIterator(pipelines=[pipe], reader_name=name, last_batch_policy=LastBatchPolicy.PARTIAL)
+
+
+def epochs(root, n):
+    it = loader(root, 4, {threads})
+    seen = []
+    for _ in range(n):
+        for data in it:
+            seen.append((data[0]["data"], data[0]["label"]))
+        seen.append(("len", len(it)))
+        it.reset()
+    return seen
+'''
+
+
+def test_reader_named_by_the_functions_variable(tmp_path, fixture_data):
+    source = WITH_NAME_SOURCE.format(threads=ndd.get_num_threads())
+    result = convert_source(source)
+    assert not result.markers, result.output
+    assert "DaliTorchIterator(" in result.output and "reader_meta=ndd.readers.File(" in result.output
+    original = _load(tmp_path, "original_named", to_cpu(source))
+    converted = _load(tmp_path, "converted_named", to_cpu(result.output))
+    root = str(fixture_data / "images")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = original.epochs(root, 2)
+    _same(want, converted.epochs(root, 2))
+
+
+def test_reader_name_variable_bound_again_is_marked():
+    source = WITH_NAME_SOURCE.format(threads=2).replace(
+        "    pipe.build()\n", "    name = name.upper()\n    pipe.build()\n"
+    )
+    result = convert_source(source)
+    assert any("reader_name" in m.reason for m in result.markers), result.output

@@ -438,10 +438,14 @@ def _uses_dali(cls: cst.ClassDef, names) -> bool:
 
 
 def _builds_a_pipeline(func: cst.FunctionDef, names) -> bool:
-    """``func`` makes a ``Pipeline(...)`` itself: operators it calls outside a pipeline function feed
-    that pipeline (DataNodes made before its ``with`` block), they serve no other module."""
+    """``func`` makes a ``Pipeline(...)`` itself, or defines a pipeline function (a converted ``with``
+    block among them): operators it calls outside it feed that pipeline (DataNodes made before its
+    ``with`` block), or nothing (one made and never used); they serve no other module."""
+    from dali_migrate.pipeline_analysis import pipeline_decorator
+
     return any(
         type(n) is cst.Call and names.qualify(n.func) in PIPELINE_CLASS
+        or type(n) is cst.FunctionDef and n is not func and pipeline_decorator(n, names) is not None
         for n in cst_walk.walk(func)
     )
 

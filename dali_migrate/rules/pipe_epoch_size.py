@@ -432,13 +432,40 @@ def _meta_free_kwargs(reader: cst.Call) -> frozenset:
     return frozenset()
 
 
-def named_reader(info, name: Optional[cst.BaseExpression]):
+def named_reader(info, name: Optional[cst.BaseExpression], use=None, parents=None):
     """The reader of the pipeline ``info`` made with ``name=`` the string ``name`` names (both
-    written as string literals), or None: what ``reader_name=`` / ``epoch_size(name)`` select."""
+    written as string literals), or None: what ``reader_name=`` / ``epoch_size(name)`` select.
+    ``use`` (the call that names it) and ``parents``: also the one reader of a pipeline defined in
+    the function that uses it, made with ``name=v`` where the use says ``v`` too (_same_variable)."""
+    if isinstance(name, cst.Name) and use is not None and parents is not None and len(info.readers) == 1:
+        arg = kwarg(info.readers[0].call, "name")
+        if arg is not None and isinstance(arg.value, cst.Name) and arg.value.value == name.value \
+                and _same_variable(name.value, info.func, use, parents):
+            return info.readers[0]
     if not isinstance(name, cst.SimpleString):
         return None
     found = [r for r in info.readers if _literal_name(r) == name.evaluated_value]
     return found[0] if len(found) == 1 else None
+
+
+def _same_variable(var: str, pipeline: cst.FunctionDef, use, parents) -> bool:
+    """Do the pipeline's ``var`` (a ``with pipe:`` graph of a function, made a function of its own
+    there) and ``var`` at ``use`` hold the same value? Both read the variable of the function that
+    holds them, which binds it once (a parameter, or one assignment) and the pipeline not at all."""
+    from dali_migrate.legacy import _bindings
+    from dali_migrate.pipeline_analysis import _param_names
+
+    outer = parents.scope(pipeline)
+    if not isinstance(outer, cst.FunctionDef) or parents.scope(use) is not outer:
+        return False
+    if var in _param_names(pipeline.params) or any(var in _bindings(s) for s in pipeline.body.body):
+        return False
+    bound = sum(var in _bindings(s) for s in outer.body.body) + (var in _param_names(outer.params))
+    loops = (cst.For, cst.While)
+    in_loop = any(isinstance(n, loops) and var in _bindings(n) for n in cst_walk.walk(outer.body))
+    return bound == 1 and not in_loop and not any(
+        var in {n.value for n in g.names} for g in cst_walk.walk(outer) if type(g) in (cst.Global, cst.Nonlocal)
+    )
 
 
 def _literal_name(reader) -> Optional[str]:

@@ -466,7 +466,7 @@ def _plan(call: cst.Call, site, fw: Framework = TORCH):
         name = bound["reader_name"]
         metas = []
         for m in members:
-            chosen = named_reader(m.pipeline, name)
+            chosen = named_reader(m.pipeline, name, call, m.parents)
             if chosen is None:
                 return f"{_short(kind, fw)}(reader_name=...): cannot match the name to the pipeline's reader; convert by hand"
             try:
