@@ -27,7 +27,7 @@ from dali_migrate.pipeline_analysis import (
 from dali_migrate.pipeline_context import PipelineContext
 from dali_migrate.rules import build_time_calls
 from dali_migrate.rules import conditionals as conditionals_rule
-from dali_migrate.rules import data_subscript
+from dali_migrate.rules import data_subscript, pipeline_current
 from dali_migrate.rules import external_source as external_source_rule
 from dali_migrate.rules import pipe_run as pipe_run_rule
 from dali_migrate.rules import pipeline_def as pipeline_rule
@@ -409,6 +409,11 @@ class _Converter:
                 reason = None
             if reason is not None and reason not in info.blockers:
                 info.blockers.append(reason)
+            if info.current_reads:
+                reason = (pipeline_current.blocker(info, info.current_reads) if _on(pipeline_current.RULE, self.enabled)
+                          else f"Pipeline.current() needs rule {pipeline_current.RULE.id}, which is disabled")
+                if reason is not None and reason not in info.blockers:
+                    info.blockers.append(reason)
             conditionals_rule.check(info, ctx, enabled=_on(conditionals_rule.RULE, self.enabled))
             if not info.blockers:
                 self._build_time_calls(info, ctx, helpers)
@@ -459,6 +464,8 @@ class _Converter:
 
     def _convert_pipeline(self, info, ctx) -> tuple:
         conditionals_rule.expand(info, ctx)  # before the operator rules: they rewrite the branches' calls too
+        if info.current_reads:  # Pipeline.current().device_id -> the function's device_id
+            ctx.build_time_replace = {**ctx.build_time_replace, **pipeline_current.replacements(info, info.current_reads)}
         # the replacing subclass only where there is something to replace: its on_leave runs for every node
         kind = _ReplacingOpRewriter if ctx.build_time_replace else _OpRewriter
         rewriter = kind(self.names, self.catalog, ctx, self.op_rules)

@@ -15,6 +15,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from dali_migrate import cst_walk, video_outputs
+from dali_migrate.rules import pipeline_current
 from dali_migrate.catalog import Catalog, OpInfo
 from dali_migrate.cst_util import code, dotted, kwarg, names_in
 from dali_migrate.dali_imports import FN, MATH, DaliNames
@@ -82,6 +83,8 @@ class PipelineInfo:
     conditionals: bool = False  # enable_conditionals=True (rules/conditionals.py converts the ifs)
     conditional_plan: object = None  # what rules/conditionals.py rewrites
     helpers: dict = dataclasses.field(default_factory=dict)  # name -> module-level source the converted code needs
+    #: [(Attribute, setting)]: Pipeline.current().<setting> reads (rules/pipeline_current.py)
+    current_reads: list = dataclasses.field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -191,6 +194,8 @@ class _BodyScan(cst.CSTVisitor):
         self.uses_gpu = False
         self.depth = 0  # nesting inside def/lambda/class
         self._call_funcs: set = set()
+        self.current_reads: list = []  # [(Attribute, setting)] (rules/pipeline_current.py)
+        self._current_calls: set = set()  # ids of the Pipeline.current() calls those read
 
     def _block(self, reason):
         if reason not in self.blockers:
@@ -246,6 +251,8 @@ class _BodyScan(cst.CSTVisitor):
         self._block("the pipeline function contains `await`: convert by hand")
 
     def visit_Call(self, node: cst.Call):
+        if id(node) in self._current_calls:
+            return  # Pipeline.current().<setting>: the setting, read where visit_Attribute saw it
         self._call_funcs.add(id(node.func))
         op_path = self.names.fn_op(node.func)
         if type(node.func) is cst.Attribute and node.func.attr.value == "gpu":  # (a matcher costs ~20x more)
@@ -266,7 +273,10 @@ class _BodyScan(cst.CSTVisitor):
                 )
                 return
             # types.* and tfrecord.* (reader feature descriptions) are plain values ndd takes as they are.
-            if q is not None and q.startswith("nvidia.dali.ops."):
+            if pipeline_current.current_call(node, self.names):
+                self._block("Pipeline.current() is kept, or read for other than its device_id, batch_size or "
+                            "max_batch_size (which become the converted function's settings): convert by hand")
+            elif q is not None and q.startswith("nvidia.dali.ops."):
                 # (legacy.py turns the operator objects of a class into fn calls where it can follow
                 # them: made on a line of their own, stored in self, called in define_graph)
                 self._block(
@@ -300,6 +310,12 @@ class _BodyScan(cst.CSTVisitor):
 
     def visit_Attribute(self, node: cst.Attribute):
         if id(node) in self._call_funcs:
+            return
+        setting = pipeline_current.setting_read(node, self.names)
+        if setting is not None and not self.depth:
+            # (visited before the call it holds: the scan goes down the tree)
+            self.current_reads.append((node, setting))
+            self._current_calls.add(id(node.value))
             return
         q = self.names.qualify(node)
         if q is not None and q.startswith(FN + ".") and q.count(".") >= 3:
@@ -503,6 +519,7 @@ def analyze(func: cst.FunctionDef, dec: cst.Decorator, names: DaliNames, catalog
     scan.scan(func.body)
     info.blockers.extend(b for b in scan.blockers if b not in info.blockers)
     info.op_calls = scan.calls
+    info.current_reads = scan.current_reads
     info.uses_gpu = scan.uses_gpu
     info.has_random = any(op.is_random for _, op in scan.calls)
 
