@@ -416,17 +416,18 @@ def _find(module: cst.Module, names, parents, converted: set) -> list:
 
 
 def _pipeline_shaped(cls: cst.ClassDef) -> bool:
-    """A ``define_graph`` method, or an ``__init__`` that takes a Pipeline's batch_size and num_threads."""
+    """A ``define_graph`` method, or an ``__init__`` that hands a Pipeline's batch_size and
+    num_threads on to its base (a torch Dataset wrapping a pipeline takes them, but keeps them)."""
     if not isinstance(cls.body, cst.IndentedBlock):
         return False
     for s in cls.body.body:
         if isinstance(s, cst.FunctionDef) and s.name.value == "define_graph":
             return True
         if isinstance(s, cst.FunctionDef) and s.name.value == "__init__":
-            p = s.params
-            taken = {q.name.value for q in [*p.posonly_params, *p.params, *p.kwonly_params]}
-            if {"batch_size", "num_threads"} <= taken:
-                return True
+            for call in cst_walk.walk(s):
+                if (type(call) is cst.Call and type(call.func) is cst.Attribute and call.func.attr.value == "__init__"
+                        and {"batch_size", "num_threads"} <= set().union(set(), *(cst_walk.names(a) for a in call.args))):
+                    return True
     return False
 
 

@@ -3,6 +3,8 @@ split them: the tool cannot see the base, so the class is marked, not passed by.
 import numpy as np
 import nvidia.dali.types as types
 
+from torch.utils.data import IterableDataset
+
 from .pipeline import GenericPipeline
 
 
@@ -23,3 +25,12 @@ class NotAPipeline(Helper):
 
     def define_graph(self):
         return types.Constant(1)
+
+
+class Loader(IterableDataset):
+    """A torch dataset that takes a pipeline's settings and keeps them: no Pipeline."""
+
+    def __init__(self, batch_size, num_threads):
+        super().__init__()
+        self.batch_size, self.num_threads = batch_size, num_threads
+        self.one = types.Constant(1)
