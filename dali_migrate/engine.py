@@ -27,7 +27,7 @@ from dali_migrate.pipeline_analysis import (
 from dali_migrate.pipeline_context import PipelineContext
 from dali_migrate.rules import build_time_calls
 from dali_migrate.rules import conditionals as conditionals_rule
-from dali_migrate.rules import data_subscript, pipeline_current
+from dali_migrate.rules import arithmetic_device, data_subscript, pipeline_current
 from dali_migrate.rules import external_source as external_source_rule
 from dali_migrate.rules import pipe_run as pipe_run_rule
 from dali_migrate.rules import pipeline_def as pipeline_rule
@@ -409,6 +409,11 @@ class _Converter:
                 reason = None
             if reason is not None and reason not in info.blockers:
                 info.blockers.append(reason)
+            info.to_gpu, reason = arithmetic_device.plan(info, self.names, self.catalog)
+            if info.to_gpu and not _on(arithmetic_device.RULE, self.enabled):
+                reason = f"arithmetic on DALI data of both devices needs rule {arithmetic_device.RULE.id}, which is disabled"
+            if reason is not None and reason not in info.blockers:
+                info.blockers.append(reason)
             if info.current_reads:
                 reason = (pipeline_current.blocker(info, info.current_reads) if _on(pipeline_current.RULE, self.enabled)
                           else f"Pipeline.current() needs rule {pipeline_current.RULE.id}, which is disabled")
@@ -467,9 +472,10 @@ class _Converter:
         if info.current_reads:  # Pipeline.current().device_id -> the function's device_id
             ctx.build_time_replace = {**ctx.build_time_replace, **pipeline_current.replacements(info, info.current_reads)}
         # the replacing subclass only where there is something to replace: its on_leave runs for every node
-        kind = _ReplacingOpRewriter if ctx.build_time_replace else _OpRewriter
+        kind = _ReplacingOpRewriter if ctx.build_time_replace or info.to_gpu else _OpRewriter
         rewriter = kind(self.names, self.catalog, ctx, self.op_rules)
         rewriter.replacements = ctx.build_time_replace
+        rewriter.to_gpu = info.to_gpu
         if _on(data_subscript.RULE, self.enabled):
             rewriter.subscripts = data_subscript.subscripts_to_rewrite(info, self.names)
         rewriter.find_paths([*info.statements, info.returned])
@@ -550,18 +556,19 @@ class _OpRewriter(cst.CSTTransformer):
         self.count = 0
         self.subscripts: set = set()  # ids of subscripts of DALI data (rules/data_subscript.py)
         self.replacements: dict = {}  # id(node as written) -> its replacement (rules/build_time_calls.py)
+        self.to_gpu: set = set()  # ids of operands (as written) moved with .gpu() (rules/arithmetic_device.py)
         self.enter: set = set()  # ids of the nodes with something to rewrite below them (find_paths)
 
     def find_paths(self, roots) -> None:
         """Note the nodes under ``roots`` that hold a node this rewriter may change: only those are
         entered (a full transformer pass rebuilds every node of the pipeline, several times the cost
         of finding the few calls it rewrites)."""
-        qualify, subscripts, replacements = self.names.qualify, self.subscripts, self.replacements
+        qualify, subscripts, replacements, to_gpu = self.names.qualify, self.subscripts, self.replacements, self.to_gpu
 
         def changes(node) -> bool:
             tp = type(node)
             # a call that names nothing DALI's is left as it is by leave_Call
-            return id(node) in replacements or (
+            return id(node) in replacements or id(node) in to_gpu or (
                 (tp is cst.Call and qualify(node.func) is not None) or (tp is cst.Subscript and id(node) in subscripts)
             )
 
@@ -607,7 +614,11 @@ class _ReplacingOpRewriter(_OpRewriter):
         if new is not None:
             self.count += 1
             return new
-        return super().on_leave(original, updated)
+        updated = super().on_leave(original, updated)
+        if id(original) in self.to_gpu:
+            self.count += 1
+            return arithmetic_device.moved(updated)
+        return updated
 
 
 class _Apply(cst.CSTTransformer):

@@ -85,6 +85,8 @@ class PipelineInfo:
     helpers: dict = dataclasses.field(default_factory=dict)  # name -> module-level source the converted code needs
     #: [(Attribute, setting)]: Pipeline.current().<setting> reads (rules/pipeline_current.py)
     current_reads: list = dataclasses.field(default_factory=list)
+    #: ids of the arithmetic operands (as written) moved with .gpu() (rules/arithmetic_device.py)
+    to_gpu: set = dataclasses.field(default_factory=set)
 
     @property
     def name(self) -> str:

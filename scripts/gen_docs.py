@@ -62,6 +62,7 @@ EXAMPLES = {
                         "flip_and_transpose(np.asarray(sample)), order=\"C\") for sample in images]"),
     "data-subscript": ("data_subscript", "corner = images[2:10, 4:12]", "corner = images.slice[2:10, 4:12]"),
     "pipeline-current": ("pipeline_current_settings", "side = Pipeline.current().max_batch_size * 4", "side = batch_size * 4"),
+    "arithmetic-device": ("local_helpers", "images = multiplexing(condition_resize, random_resize(images, size_resize), images)", "images = condition_resize.gpu() * true_case + neg_condition.gpu() * images"),
     "build-time-calls": ("build_time_python_calls", "angle=random.uniform(-max_angle, max_angle)",
                          "angle = random.uniform(-max_angle, max_angle)\n"),
     "pipe-feed-input": ("external_source_fed_feed_input", 'pipe.feed_input("jpegs", jpegs)\n',

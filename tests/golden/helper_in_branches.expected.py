@@ -80,7 +80,7 @@ def training_pipe(data_dir, aug="none", *, batch_size, num_threads=2, device_id=
                     img = images
                     img = ndd.resize(img, resize_x=size, resize_y=size)
                     true_case = ndd.resize(img, size=(48, 48))
-                    images = condition * true_case + (condition ^ True) * images
+                    images = condition.gpu() * true_case + (condition ^ True).gpu() * images
                 elif aug == "light":
                     img = images
                     img = ndd.flip(img, horizontal=1)

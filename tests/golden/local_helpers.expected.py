@@ -27,7 +27,7 @@ def make_loader(data_dir, batch_size, aug=False):
                         img = ndd.resize(img, size=(32, 32))
                         true_case = img
                         neg_condition = condition_resize ^ True
-                        images = condition_resize * true_case + neg_condition * images
+                        images = condition_resize.gpu() * true_case + neg_condition.gpu() * images
                     outputs = images, labels
                 yield outputs
 
