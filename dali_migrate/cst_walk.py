@@ -135,6 +135,22 @@ def caching():
         _cache = _memo = None
 
 
+def remembered_with(compute, node, *others):
+    """``compute(node, *others)``, computed once per node and the objects ``others`` are while
+    :func:`caching` is on (the same conditions as :func:`remembered`; ``others`` are kept with the
+    answer, so their ids stay their own while it lives)."""
+    memo = remembered(_new_memo, node, key=compute)
+    key = tuple(map(id, others))
+    hit = memo.get(key)
+    if hit is None or any(a is not b for a, b in zip(hit[0], others)):
+        hit = memo[key] = (others, compute(node, *others))
+    return hit[1]
+
+
+def _new_memo(_node) -> dict:
+    return {}
+
+
 def remembered(compute, node, key=None):
     """``compute(node)``, computed once per node while :func:`caching` is on (``compute`` must
     depend on the node alone, or on what stays the same for the whole conversion, and its answer

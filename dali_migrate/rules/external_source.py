@@ -215,16 +215,7 @@ def source_kind(expr, module, pipeline=None):
 
     The answer depends on these nodes alone, and each source is asked about several times (its
     blocker, its plan, its rewrite, each pass): it is worked out once per conversion."""
-    memo = cst_walk.remembered(lambda _: {}, expr, key=_source_kind_memo_key)
-    hit = memo.get((id(module), id(pipeline)))
-    if hit is None or hit[0] is not module or hit[1] is not pipeline:
-        # the nodes are kept with their answer: their ids cannot be reused while the entry lives
-        hit = memo[(id(module), id(pipeline))] = (module, pipeline, _source_kind(expr, module, pipeline))
-    return hit[2]
-
-
-def _source_kind_memo_key(_):
-    """(names :func:`source_kind`'s per-conversion memo, kept on the source's node)"""
+    return cst_walk.remembered_with(_source_kind, expr, module, pipeline)
 
 
 def _source_kind(expr, module, pipeline):

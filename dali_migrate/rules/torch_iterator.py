@@ -419,16 +419,7 @@ def _plan(call: cst.Call, site, fw: Framework = TORCH):
     Asked of one iterator by its blocker, its rewrite (planned, then applied), what it adds and the
     helpers it needs, with the same call and site: worked out once per conversion for each. A call
     as other rules rewrote it is another node, planned anew. Callers only read the answer."""
-    memo = cst_walk.remembered(lambda _: {}, call, key=_plan_memo_key)
-    hit = memo.get((id(site), id(fw)))
-    if hit is None or hit[0] is not site or hit[1] is not fw:
-        # the site is kept with its answer: its id cannot be reused while the entry lives
-        hit = memo[(id(site), id(fw))] = (site, fw, _planned(call, site, fw))
-    return hit[2]
-
-
-def _plan_memo_key(_):
-    """(names :func:`_plan`'s per-conversion memo, kept on the iterator's call node)"""
+    return cst_walk.remembered_with(_planned, call, site, fw)
 
 
 def _planned(call: cst.Call, site, fw: Framework):
