@@ -479,3 +479,59 @@ def test_reader_name_variable_bound_again_is_marked():
     )
     result = convert_source(source)
     assert any("reader_name" in m.reason for m in result.markers), result.output
+
+
+# feitreim's loaders: the reader's name is a parameter of the pipeline, given what the iterator
+# then gets as reader_name (`name=self.name` ... `reader_name=self.name`)
+PARAM_NAME_SOURCE = '''\
+from nvidia.dali import fn, pipeline_def
+from nvidia.dali.plugin.pytorch import DALIGenericIterator, LastBatchPolicy
+
+
+@pipeline_def(batch_size=4, num_threads={threads}, device_id=0)
+def pipe_fn(root, name):
+    jpegs, labels = fn.readers.file(file_root=root, name=name)
+    images = fn.resize(fn.decoders.image(jpegs, device="mixed"), resize_x=8, resize_y=8)
+    return images, labels.gpu()
+
+
+class Loader:
+    def __init__(self, root, shard):
+        self.name = f"Reader{{shard}}"
+        pipe = pipe_fn(root, name=self.name)
+        self.it = DALIGenericIterator(pipe, ["data", "label"], reader_name=self.name,
+                                      last_batch_policy=LastBatchPolicy.DROP)
+
+
+def epochs(root, n):
+    it = Loader(root, 0).it
+    seen = []
+    for _ in range(n):
+        for data in it:
+            seen.append((data[0]["data"], data[0]["label"]))
+        seen.append(("len", len(it)))
+        it.reset()
+    return seen
+'''
+
+
+def test_reader_named_by_the_argument_the_pipeline_was_made_with(tmp_path, fixture_data):
+    source = PARAM_NAME_SOURCE.format(threads=ndd.get_num_threads())
+    result = convert_source(source)
+    assert not result.markers, result.output
+    assert "DaliTorchIterator(" in result.output
+    original = _load(tmp_path, "original_param_named", to_cpu(source))
+    converted = _load(tmp_path, "converted_param_named", to_cpu(result.output))
+    root = str(fixture_data / "images")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = original.epochs(root, 2)
+    _same(want, converted.epochs(root, 2))
+
+
+def test_reader_name_argument_changed_before_the_iterator_is_marked():
+    source = PARAM_NAME_SOURCE.format(threads=2).replace(
+        "        self.it = DALIGenericIterator(", "        self.name = 'Other'\n        self.it = DALIGenericIterator("
+    )
+    result = convert_source(source)
+    assert any("reader_name" in m.reason for m in result.markers), result.output

@@ -432,20 +432,39 @@ def _meta_free_kwargs(reader: cst.Call) -> frozenset:
     return frozenset()
 
 
-def named_reader(info, name: Optional[cst.BaseExpression], use=None, parents=None):
+def named_reader(info, name: Optional[cst.BaseExpression], use=None, parents=None, site=None):
     """The reader of the pipeline ``info`` made with ``name=`` the string ``name`` names (both
     written as string literals), or None: what ``reader_name=`` / ``epoch_size(name)`` select.
     ``use`` (the call that names it) and ``parents``: also the one reader of a pipeline defined in
-    the function that uses it, made with ``name=v`` where the use says ``v`` too (_same_variable)."""
-    if isinstance(name, cst.Name) and use is not None and parents is not None and len(info.readers) == 1:
+    the function that uses it, made with ``name=v`` where the use says ``v`` too (_same_variable);
+    with ``site``, the one reader made with ``name=<parameter>`` where the call that made the
+    pipeline passed that parameter what the use says (_passed_the_same)."""
+    if name is not None and use is not None and parents is not None and len(info.readers) == 1:
         arg = kwarg(info.readers[0].call, "name")
-        if arg is not None and isinstance(arg.value, cst.Name) and arg.value.value == name.value \
-                and _same_variable(name.value, info.func, use, parents):
-            return info.readers[0]
+        if arg is not None and isinstance(arg.value, cst.Name):
+            if isinstance(name, cst.Name) and arg.value.value == name.value \
+                    and _same_variable(name.value, info.func, use, parents):
+                return info.readers[0]
+            if site is not None and _passed_the_same(info, arg.value.value, name, use, site):
+                return info.readers[0]
     if not isinstance(name, cst.SimpleString):
         return None
     found = [r for r in info.readers if _literal_name(r) == name.evaluated_value]
     return found[0] if len(found) == 1 else None
+
+
+def _passed_the_same(info, param: str, name, use, site) -> bool:
+    """``name=<param>`` in the pipeline, ``<param>=X`` in the call that made it where the use is
+    (``self.name`` in ``img_pipe(name=self.name)`` and ``reader_name=self.name``), with X
+    repeatable and not changed between the two: both are the same value."""
+    from dali_migrate.pipeline_analysis import _assigned_names, _param_names
+
+    if site.construction is None or param not in _param_names(info.func.params) \
+            or any(param in _assigned_names(stmt) for stmt in info.statements):
+        return False
+    value, default = _param_sources(info, site.construction).get(param, (None, True))
+    return (not default and value.deep_equals(name) and repeatable(value)
+            and changed_before_read(site, use, value) is None)
 
 
 def _same_variable(var: str, pipeline: cst.FunctionDef, use, parents) -> bool:

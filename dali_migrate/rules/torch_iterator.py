@@ -474,7 +474,7 @@ def _planned(call: cst.Call, site, fw: Framework):
         name = bound["reader_name"]
         metas = []
         for m in members:
-            chosen = named_reader(m.pipeline, name, call, m.parents)
+            chosen = named_reader(m.pipeline, name, call, m.parents, m)
             if chosen is None:
                 return f"{_short(kind, fw)}(reader_name=...): cannot match the name to the pipeline's reader; convert by hand"
             try:
