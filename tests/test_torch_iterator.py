@@ -459,18 +459,22 @@ def epochs(root, n):
 '''
 
 
-def test_reader_named_by_the_functions_variable(tmp_path, fixture_data):
-    source = WITH_NAME_SOURCE.format(threads=ndd.get_num_threads())
+def _converts_to_the_same_epochs(source, tag, tmp_path, fixture_data):
+    """``source`` converts without markers to an iterator class, and its epochs(root, 2) match."""
     result = convert_source(source)
     assert not result.markers, result.output
     assert "DaliTorchIterator(" in result.output and "reader_meta=ndd.readers.File(" in result.output
-    original = _load(tmp_path, "original_named", to_cpu(source))
-    converted = _load(tmp_path, "converted_named", to_cpu(result.output))
+    original = _load(tmp_path, f"original_{tag}", to_cpu(source))
+    converted = _load(tmp_path, f"converted_{tag}", to_cpu(result.output))
     root = str(fixture_data / "images")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         want = original.epochs(root, 2)
     _same(want, converted.epochs(root, 2))
+
+
+def test_reader_named_by_the_functions_variable(tmp_path, fixture_data):
+    _converts_to_the_same_epochs(WITH_NAME_SOURCE.format(threads=ndd.get_num_threads()), "named", tmp_path, fixture_data)
 
 
 def test_reader_name_variable_bound_again_is_marked():
@@ -517,16 +521,7 @@ def epochs(root, n):
 
 def test_reader_named_by_the_argument_the_pipeline_was_made_with(tmp_path, fixture_data):
     source = PARAM_NAME_SOURCE.format(threads=ndd.get_num_threads())
-    result = convert_source(source)
-    assert not result.markers, result.output
-    assert "DaliTorchIterator(" in result.output
-    original = _load(tmp_path, "original_param_named", to_cpu(source))
-    converted = _load(tmp_path, "converted_param_named", to_cpu(result.output))
-    root = str(fixture_data / "images")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        want = original.epochs(root, 2)
-    _same(want, converted.epochs(root, 2))
+    _converts_to_the_same_epochs(source, "param_named", tmp_path, fixture_data)
 
 
 def test_reader_name_argument_changed_before_the_iterator_is_marked():
