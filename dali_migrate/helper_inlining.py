@@ -24,7 +24,7 @@ import libcst as cst
 
 from dali_migrate import cst_walk, legacy
 from dali_migrate.cst_util import code, names_in
-from dali_migrate.pipeline_analysis import _assigned_names, helpers_with_ops, pipeline_decorator
+from dali_migrate.pipeline_analysis import _assigned_names, _builds_ops, helpers_with_ops, outside_pipelines, pipeline_decorator
 
 # Statements (imports, ``global``) live only in statements: a walk for them need not enter
 # expressions, nor small statements, which hold none (most of a file's nodes are in these).
@@ -101,11 +101,7 @@ def _called_by_name(node: cst.CSTNode) -> set:
 
 def _called_outside_pipelines(func: cst.FunctionDef, names) -> set:
     """_called_by_name(func), less the calls made only by pipeline functions nested in it."""
-    nested = [n for n in cst_walk.walk(func) if type(n) is cst.FunctionDef and n is not func and pipeline_decorator(n, names) is not None]
-    if not nested:
-        return _called_by_name(func)
-    inside = {id(c) for p in nested for c in cst_walk.walk(p)}
-    return {c.func.value for c in cst_walk.walk(func) if type(c) is cst.Call and type(c.func) is cst.Name and id(c) not in inside}
+    return {c.func.value for c in outside_pipelines(func, names) if type(c) is cst.Call and type(c.func) is cst.Name}
 
 
 def _find_called_by_name(node: cst.CSTNode) -> set:
@@ -132,14 +128,7 @@ def _building(module: cst.Module, names) -> dict:
     # a function that calls a helper builds operators too, though it spells no fn.* itself (not
     # through a pipeline defined inside it: that pipeline's calls are its own)
     calls = {name: _called_outside_pipelines(func, names) for name, func in defs.items()} if with_ops else {}
-    building = set(with_ops)
-    grew = True
-    while grew and with_ops:
-        grew = False
-        for name in defs:
-            if name not in building and not calls[name].isdisjoint(building):
-                building.add(name)
-                grew = True
+    building = _grown(set(with_ops), defs, calls)
     once = _module_bindings(module)
     rebound = _globals_declared(module)
     # Functions of operators only are written in where they can be, and are left to be called
@@ -158,6 +147,19 @@ def _building(module: cst.Module, names) -> dict:
             why = f"{name}() has loops, `with`, `try` or other blocks besides `if`: its operators are not written into the pipeline"
         found[name] = (func, why)
     return found
+
+
+def _grown(building: set, defs: dict, calls: dict) -> set:
+    """``building`` with every function of ``defs`` that calls one of them ({name: names it calls}
+    in ``calls``), through each other too: such a function builds operators, though it spells none."""
+    grew = bool(building)
+    while grew:
+        grew = False
+        for name in defs:
+            if name not in building and not calls[name].isdisjoint(building):
+                building.add(name)
+                grew = True
+    return building
 
 
 _ARITHMETIC = (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison)
@@ -342,24 +344,13 @@ def _local_helpers(func: cst.FunctionDef, names) -> dict:
         if isinstance(s, cst.FunctionDef) and pipeline_decorator(s, names) is None
         and counts.get(s.name.value) == 1 and s.name.value not in declared and s.name.value not in _params(func)
     }
-    building = {n for n, f in local.items() if _calls_ops(f, names)}
-    grew = True
-    while grew:  # a closure that calls a closure that builds operators builds them too
-        grew = False
-        for n, f in local.items():
-            if n not in building and not _called_by_name(f).isdisjoint(building):
-                building.add(n)
-                grew = True
+    building = _grown({n for n, f in local.items() if _builds_ops(f, names)}, local, {n: _called_by_name(f) for n, f in local.items()})
     building |= {n for n, f in local.items() if _arithmetic_only(f)}  # (as in _building)
     return {
         n: local[n] for n in building
         if not local[n].decorators and local[n].asynchronous is None
         and isinstance(local[n].body, cst.IndentedBlock) and _straight_line(legacy._body(local[n]))
     }
-
-
-def _calls_ops(func: cst.FunctionDef, names) -> bool:
-    return any(type(c) is cst.Call and names.fn_op(c.func) is not None for c in cst_walk.walk(func))
 
 
 def _inline_nested(func: cst.FunctionDef, names, module_helpers: dict, building: dict, skip: set,

@@ -360,18 +360,19 @@ def _builds_ops(func: cst.FunctionDef, names: DaliNames) -> bool:
 
 def _calls_ops_outside_pipelines(func: cst.FunctionDef, names: DaliNames) -> bool:
     """Operator calls in ``func`` other than those inside pipeline functions nested in it."""
+    return any(type(n) is cst.Call and names.fn_op(n.func) is not None for n in outside_pipelines(func, names))
+
+
+def outside_pipelines(func: cst.FunctionDef, names: DaliNames):
+    """The nodes of ``func`` (itself first) but those of the pipeline functions nested in it."""
     # cst_walk, not a visitor: asked of every module-level function on every pass of the engine
     stack = [func]
     while stack:
         node = stack.pop()
-        tp = type(node)
-        if tp is cst.Call:
-            if names.fn_op(node.func) is not None:
-                return True
-        elif tp is cst.FunctionDef and node is not func and pipeline_decorator(node, names) is not None:
+        if type(node) is cst.FunctionDef and node is not func and pipeline_decorator(node, names) is not None:
             continue
+        yield node
         stack.extend(cst_walk.children(node))
-    return False
 
 
 def helpers_with_ops(module: cst.Module, names: DaliNames) -> dict:
