@@ -17,7 +17,7 @@ from typing import Optional
 import libcst as cst
 
 from dali_migrate import cst_walk
-from dali_migrate.cst_util import code
+from dali_migrate.cst_util import code, dotted
 
 # Methods of str, list, dict, set, tuple and numpy.ndarray that do not change their object.
 _READ_ONLY = frozenset({
@@ -29,29 +29,19 @@ _READ_ONLY = frozenset({
 })
 
 
-def _path(node) -> Optional[str]:
-    """``a`` / ``a.b.c`` as a dotted string, else None."""
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        base = _path(node.value)
-        return f"{base}.{node.attr.value}" if base is not None else None
-    return None
-
-
 def _changed(node) -> Optional[str]:
     """The path of the object that ``node`` (one node of a statement) changes in place, or None."""
     kind = type(node)
     if kind is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value not in _READ_ONLY:
-        return _path(node.func.value)
+        return dotted(node.func.value)
     if kind is cst.AugAssign:
         # `files += [...]` extends a list in place; on an int it binds a new one, which is harmless
         target = node.target
-        return _path(target.value) if isinstance(target, (cst.Subscript, cst.Attribute)) else _path(target)
+        return dotted(target.value) if isinstance(target, (cst.Subscript, cst.Attribute)) else dotted(target)
     if kind is cst.AssignTarget or kind is cst.Del or kind is cst.AnnAssign:
         target = node.target
         if isinstance(target, (cst.Subscript, cst.Attribute)):
-            return _path(target.value)
+            return dotted(target.value)
     return None
 
 
@@ -65,7 +55,7 @@ def changed_after(call: cst.Call, stmt, parents) -> Optional[str]:
     may differ when the converted generator reads them, or None."""
     given = []
     for arg in call.args:
-        path = _path(arg.value)
+        path = dotted(arg.value)
         if path is not None and path not in given:
             given.append(path)
     if not given:

@@ -543,11 +543,16 @@ _NOT_RUN_ERRORS = frozenset({"StopIteration", "StopAsyncIteration", "KeyboardInt
 
 
 def _catches_errors(handler: cst.ExceptHandler) -> bool:
+    kinds = _handler_kinds(handler)
+    return kinds is None or any(not (isinstance(k, cst.Name) and k.value in _NOT_RUN_ERRORS) for k in kinds)
+
+
+def _handler_kinds(handler: cst.ExceptHandler) -> Optional[list]:
+    """The exception types ``handler`` names (``except (A, B):`` both); None for a bare ``except:``."""
     kind = handler.type
     if kind is None:
-        return True
-    kinds = [e.value for e in kind.elements] if isinstance(kind, cst.Tuple) else [kind]
-    return any(not (isinstance(k, cst.Name) and k.value in _NOT_RUN_ERRORS) for k in kinds)
+        return None
+    return [e.value for e in kind.elements] if isinstance(kind, cst.Tuple) else [kind]
 
 
 class _OpRewriter(cst.CSTTransformer):
@@ -837,11 +842,8 @@ def _import_guard(module: cst.Module, dali_import_ids: set) -> Optional[tuple]:
 
 
 def _catches_import_error(handler: cst.ExceptHandler) -> bool:
-    kind = handler.type
-    if kind is None:
-        return True
-    kinds = [e.value for e in kind.elements] if isinstance(kind, cst.Tuple) else [kind]
-    return any(isinstance(k, cst.Name) and k.value in _IMPORT_ERRORS for k in kinds)
+    kinds = _handler_kinds(handler)
+    return kinds is None or any(isinstance(k, cst.Name) and k.value in _IMPORT_ERRORS for k in kinds)
 
 
 def _imports_module(module: cst.Module, name: str) -> bool:

@@ -14,11 +14,10 @@ on the other device, the pipeline is left as it was, with a marker.
 
 from __future__ import annotations
 
-from typing import Optional
-
 import libcst as cst
 
 from dali_migrate import cst_walk
+from dali_migrate.cst_util import kwarg
 from dali_migrate.rules.base import Rule
 
 GPU, CPU, UNKNOWN, PY = "gpu", "cpu", "unknown", "py"  # PY: not DALI data (Python values, literals)
@@ -89,11 +88,11 @@ class _Devices:
             if q.startswith("nvidia.dali.math."):
                 return _combine([self.device(a.value) for a in call.args])
             return PY  # types.Constant (rules/constant.py places it), Python calls
-        for arg in call.args:
-            if arg.keyword is not None and arg.keyword.value == "device":
-                if isinstance(arg.value, cst.SimpleString):
-                    return GPU if arg.value.evaluated_value in ("gpu", "mixed") else CPU
-                return UNKNOWN
+        device = kwarg(call, "device")
+        if device is not None:
+            if isinstance(device.value, cst.SimpleString):
+                return GPU if device.value.evaluated_value in ("gpu", "mixed") else CPU
+            return UNKNOWN
         op = self.catalog.fn(op_path)
         if op is not None and "cpu" not in op.devices:
             return GPU

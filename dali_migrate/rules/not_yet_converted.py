@@ -426,7 +426,7 @@ def _pipeline_shaped(cls: cst.ClassDef) -> bool:
         if isinstance(s, cst.FunctionDef) and s.name.value == "__init__":
             for call in cst_walk.walk(s):
                 if (type(call) is cst.Call and type(call.func) is cst.Attribute and call.func.attr.value == "__init__"
-                        and {"batch_size", "num_threads"} <= set().union(set(), *(cst_walk.names(a) for a in call.args))):
+                        and {"batch_size", "num_threads"} <= {n for a in call.args for n in cst_walk.names(a)}):
                     return True
     return False
 

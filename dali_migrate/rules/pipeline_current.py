@@ -16,7 +16,6 @@ from typing import Optional
 
 import libcst as cst
 
-from dali_migrate import cst_walk
 from dali_migrate.dali_imports import PIPELINE_CLASS
 from dali_migrate.rules.base import Rule
 
@@ -69,19 +68,6 @@ def _reads_itself(stmt, name: str) -> bool:
 def replacements(info, reads: list) -> dict:
     """{id(Attribute as written): the name of the setting in the converted function}."""
     return {id(node): cst.Name(info.bound_settings.get(setting, setting)) for node, setting in reads}
-
-
-def reads_in(roots, names) -> list:
-    """``[(Attribute, setting)]`` of the ``Pipeline.current().<setting>`` reads under ``roots``."""
-    found = []
-    for root in roots:
-        if root is None:
-            continue
-        for node in cst_walk.walk(root):
-            setting = setting_read(node, names)
-            if setting is not None:
-                found.append((node, setting))
-    return found
 
 
 RULE = Rule(
