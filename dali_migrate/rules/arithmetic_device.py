@@ -7,9 +7,15 @@ other operand there (``nvidia.dali.ops._operators.math``: ``edge.gpu()`` for eac
 operand is worked out as DALI places operators (``device=`` where written, else the GPU when an
 input is on the GPU, ``ops._choose_device``; ``.gpu()``/``.cpu()``; a reader's outputs on its
 device) and the CPU operands of an expression that has a GPU one are moved with ``.gpu()``: the
-values are the same, moved where the pipeline moved them. Where an operand's device cannot be
-told (a name bound to data of both devices, ``device=`` not a literal) and another operand may be
-on the other device, the pipeline is left as it was, with a marker.
+values are the same, moved where the pipeline moved them.
+
+A name bound to data of both devices (``if gpu: audio = audio.gpu()``) has, inside one expression,
+one device all the same: operands that are that name, or made from it by operators that follow
+their inputs' device (``audio + fn.random.normal(audio) * c``), are on one device whichever it is,
+and need nothing; such an operand beside a GPU one gets ``.gpu()``, which dynamic mode makes a
+no-op for data already there (``Batch.to_device`` returns the batch). Where an operand's device
+cannot be told otherwise (two such names, one beside a CPU operand, ``device=`` not a literal),
+the pipeline is left as it was, with a marker.
 """
 
 from __future__ import annotations
@@ -21,6 +27,10 @@ from dali_migrate.cst_util import kwarg
 from dali_migrate.rules.base import Rule
 
 GPU, CPU, UNKNOWN, PY = "gpu", "cpu", "unknown", "py"  # PY: not DALI data (Python values, literals)
+# ("as", name): on whichever device `name`, bound to data of both devices, has where the expression
+# reads it. Only expressions give it: a binding made from it is UNKNOWN, since the name may be bound
+# again before the binding is read.
+AS = "as"
 NOT_YET = "not yet"  # a name whose bindings are still being worked out
 _ARITHMETIC = (cst.BinaryOperation, cst.Comparison)
 _NOT_INTO = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
@@ -42,6 +52,7 @@ class _Devices:
             found: dict = {}
             for targets, value in assigns:
                 dev = self.device(value) if value is not None else UNKNOWN
+                dev = UNKNOWN if type(dev) is tuple else dev
                 for t in targets:
                     for n in _target_names(t):
                         old = found.get(n, NOT_YET)
@@ -58,6 +69,8 @@ class _Devices:
                 return UNKNOWN
             if node.value in self.data:
                 dev = self.of.get(node.value, NOT_YET)
+                if self.settled and dev == UNKNOWN:
+                    return (AS, node.value)
                 return UNKNOWN if dev == NOT_YET and self.settled else dev
             return PY
         if tp is cst.Call:
@@ -102,9 +115,10 @@ class _Devices:
         return CPU if dev == PY else dev
 
 
-def _combine(devs) -> str:
+def _combine(devs):
     """The device of an expression of operands on ``devs``: the GPU if one is there (DALI moves the
-    others), "not yet" while one is not known yet, PY without DALI operands."""
+    others), "not yet" while one is not known yet, PY without DALI operands. With the CPU, an
+    ("as", name) operand decides (the GPU if it is there, else the CPU); two names cannot be told."""
     found = set(devs) - {PY}
     if not found:
         return PY
@@ -112,7 +126,12 @@ def _combine(devs) -> str:
         return GPU
     if UNKNOWN in found:
         return UNKNOWN
-    return NOT_YET if NOT_YET in found else CPU
+    if NOT_YET in found:
+        return NOT_YET
+    alike = [d for d in found if type(d) is tuple]
+    if len(alike) > 1:
+        return UNKNOWN
+    return alike[0] if alike else CPU
 
 
 def _operands(node) -> list:
@@ -137,13 +156,14 @@ def plan(info, names, catalog) -> tuple:
         operands = [a.value for a in node.args] if type(node) is cst.Call else _operands(node)
         devs = [devices.device(o) for o in operands]
         data = [d for d in devs if d != PY]
-        if len(data) < 2 or len(set(data)) == 1 and UNKNOWN not in data:
+        kinds = set(data)
+        if len(data) < 2 or len(kinds) == 1 and UNKNOWN not in kinds:
             continue  # one DALI operand (the rest are Python values), or all on one device
-        if UNKNOWN in data:
+        if UNKNOWN in kinds or GPU not in kinds:  # (with GPU not there: a name's device beside another)
             return set(), (f"`{cst.Module([]).code_for_node(node)}`: arithmetic on DALI data whose devices dali-migrate "
                            "cannot tell; dynamic mode does not move a CPU operand to the GPU as the pipeline does "
                            "(\"Cannot mix GPU and CPU inputs\"): convert by hand")
-        to_gpu |= {id(o) for o, d in zip(operands, devs) if d == CPU}
+        to_gpu |= {id(o) for o, d in zip(operands, devs) if d != GPU and d != PY}
     return to_gpu, None
 
 

@@ -50,10 +50,52 @@ def test_cpu_pipelines_are_not_looked_at():
     assert "flip * images" in out and ".gpu()" not in out
 
 
-def test_a_name_holding_data_of_both_devices_stops_the_pipeline():
+def test_a_name_of_either_device_beside_gpu_data_is_moved():
+    # `.gpu()` of data already on the GPU gives it back as it is (Batch.to_device)
     out = _convert("    images = fn.decoders.image(jpegs, device='mixed')\n"
                    "    flip = fn.random.coin_flip()\n"
                    "    if root.endswith('gpu'):\n"
                    "        flip = flip.gpu()\n"
                    "    return flip * images, labels\n")
+    assert "flip.gpu() * images" in out and "dali-migrate:" not in out
+
+
+def test_operands_made_from_one_name_share_its_device():
+    # QuartzNet's dither: audio is on the CPU or the GPU, the noise follows it (no device=)
+    out = _convert("    audio = fn.cast(jpegs, dtype=types.FLOAT)\n"
+                   "    if root.endswith('gpu'):\n"
+                   "        audio = audio.gpu()\n"
+                   "    audio = audio + fn.random.normal(audio) * 0.5\n"
+                   "    return audio, labels\n")
+    assert "audio = audio + ndd.random.normal(audio" in out and ".gpu()" in out
+    assert "dali-migrate:" not in out and "audio.gpu() +" not in out
+
+
+def test_a_name_of_either_device_beside_cpu_data_stops_the_pipeline():
+    # moved only if the name is on the GPU: which cannot be told
+    out = _convert("    audio = fn.cast(jpegs, dtype=types.FLOAT)\n"
+                   "    if root.endswith('gpu'):\n"
+                   "        audio = audio.gpu()\n"
+                   "    return audio + fn.random.normal(device='cpu'), labels\n")
+    assert "arithmetic on DALI data whose devices dali-migrate cannot tell" in out and "@pipeline_def" in out
+
+
+def test_two_names_of_either_device_stop_the_pipeline():
+    out = _convert("    a = fn.cast(jpegs, dtype=types.FLOAT)\n"
+                   "    b = fn.cast(labels, dtype=types.FLOAT)\n"
+                   "    if root.endswith('gpu'):\n"
+                   "        a = a.gpu()\n"
+                   "    else:\n"
+                   "        b = b.gpu()\n"
+                   "    return a * b, labels\n")
+    assert "arithmetic on DALI data whose devices dali-migrate cannot tell" in out and "@pipeline_def" in out
+
+
+def test_a_name_bound_from_another_of_either_device_is_not_taken_for_it():
+    # `early` was made from `audio` before it moved: the two may differ
+    out = _convert("    audio = fn.cast(jpegs, dtype=types.FLOAT)\n"
+                   "    early = audio * 2\n"
+                   "    if root.endswith('gpu'):\n"
+                   "        audio = audio.gpu()\n"
+                   "    return early + audio, labels\n")
     assert "arithmetic on DALI data whose devices dali-migrate cannot tell" in out and "@pipeline_def" in out
