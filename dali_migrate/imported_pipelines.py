@@ -48,6 +48,7 @@ import libcst as cst
 
 from dali_migrate import outside_users
 from dali_migrate.pipeline_analysis import SETTINGS
+from dali_migrate.rules import pipeline_current
 
 RULE_ID = "imported-pipeline"
 #: what the markers of pipelines held until one run converts both files say (each run writes them
@@ -594,7 +595,7 @@ def _check_names(imp: Imported, a_side, definer: str, a_text: str, conv, b_text:
             from_call |= _free(reader_call)
     for value in info.computed_settings.values():
         from_call |= _free(value)
-    local = (from_call - param_names) & set(info.setup_names)
+    local = (from_call - param_names) & (set(info.setup_names) - pipeline_current.self_read_names(info))
     if local:
         raise _No(f"the reader reads {sorted(local)}, computed inside {imp.name}")
     names = from_call - param_names - set(SETTINGS)

@@ -16,7 +16,8 @@ a list a loop fills, as DALI's JAX examples do (:func:`plan_appended`):
 given to a framework iterator (whose rule converts it, ``rules/torch_iterator.py``), and an element
 picked by a literal index may be built (the call is removed) or asked its epoch size
 (``pipes[0].epoch_size("Reader")``: the reader of that element, the comprehension's variable
-replaced by the value it has for that element). Any other use (``pipes[0].run()``, a loop over the
+replaced by the value it has for that element), and a loop that only builds them
+(``for pipe in pipes: pipe.build()``) goes. Any other use (``pipes[0].run()``, a loop over the
 list, the list passed on) leaves the pipeline to a person: its outputs would not be followed;
 except a list handed to a function or class of the file that only gives it to a framework
 iterator (:func:`_plan_handed`).
@@ -193,12 +194,19 @@ def plan(comp: cst.ListComp, site, parents, module, pipe_rules, p) -> None:
         return
     for nested in call_sites._free_in_nested(own, {var}, parents):
         p.blockers.append((nested, f"a nested function uses the pipelines `{var}`: convert by hand"))
+    loops = []  # `for pipe in pipes: pipe.build()`, as DALI's multi-GPU examples get them ready
     for node in refs:
         if call_sites._is_binding(node, parents):
             continue
         use = parents.statement(node)
-        if not _plan_use(node, var, site, parents, pipe_rules, p):
+        loop = parents.of(node)
+        calls = _readying_calls(loop, pipe_rules) if isinstance(loop, cst.For) and loop.iter is node else None
+        if calls is not None:
+            loops.append((loop, calls))
+        elif not _plan_use(node, var, site, parents, pipe_rules, p):
             p.blockers.append((use, f"the list of pipelines `{var}` is used here in a way dali-migrate cannot follow (`{one_line_statement(use)}`); convert by hand"))
+    if loops:
+        _drop_loops(loops, own, var, site, parents, p)
 
 
 def _other_binding(node, parents) -> bool:
@@ -402,12 +410,21 @@ def plan_appended(node, site, parents, pipe_rules, p) -> bool:
         p.blockers.append((nested, f"a nested function uses the pipelines `{lst}`: convert by hand"))
     site = dataclasses.replace(site, comp=comp)
     loop_end = parents.span[id(loop)][1]
+    loops = []
     for ref in refs:
         if ref is made[0] or ref is call.func.value:
             continue
         use = parents.statement(ref)
-        if parents.span[id(ref)][0] < loop_end or not _plan_use(ref, lst, site, parents, pipe_rules, p):
+        after = parents.span[id(ref)][0] >= loop_end
+        building = parents.of(ref)
+        calls = (_readying_calls(building, pipe_rules)
+                 if after and isinstance(building, cst.For) and building.iter is ref else None)
+        if calls is not None:
+            loops.append((building, calls))
+        elif not after or not _plan_use(ref, lst, site, parents, pipe_rules, p):
             p.blockers.append((use, f"the list of pipelines `{lst}` is used here in a way dali-migrate cannot follow (`{one_line_statement(use)}`); convert by hand"))
+    if loops:
+        _drop_loops(loops, own, lst, site, parents, p)
     return True
 
 
@@ -483,6 +500,13 @@ def plan_object_list(node, site, parents, pipe_rules, p) -> bool:
         loops.append((loop, calls))
     if loops is None:
         return True
+    _drop_loops(loops, own, var, site, parents, p)
+    return True
+
+
+def _drop_loops(loops, own, var, site, parents, p) -> None:
+    """Plan the removal of ``loops`` (``[(loop, its calls)]``, :func:`_readying_calls`) over the
+    pipelines ``var``, or add a blocker saying why they cannot go."""
     # The loops go: their variable must be read nowhere else (after a loop it held the last pipeline).
     targets = {loop.target.value for loop, _ in loops}
     ours = {id(loop.target) for loop, _ in loops} | {id(call.func.value) for _, calls in loops for call, _ in calls}
@@ -490,15 +514,14 @@ def plan_object_list(node, site, parents, pipe_rules, p) -> bool:
         if isinstance(n, cst.Name) and n.value in targets and id(n) not in ours and not _attribute_name(n, parents):
             p.blockers.append((parents.statement(n), f"`{n.value}`, which loops over the pipelines `{var}` bind, is used here too: "
                                                      f"those loops cannot go; convert by hand"))
-            return True
+            return
     for nested in call_sites._free_in_nested(own, targets, parents):
         p.blockers.append((nested, f"a nested function uses `{', '.join(sorted(targets))}`, which loops over the pipelines `{var}` bind: convert by hand"))
-        return True
+        return
     for loop, calls in loops:
         for call, rule in calls:
             call_sites._use(rule, call, parents.statement(call), site, p)
         p.rewrites[id(loop)] = (_DropLoop, site)
-    return True
 
 
 def _readying_calls(loop: cst.For, pipe_rules) -> Optional[list]:

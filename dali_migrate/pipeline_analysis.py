@@ -85,6 +85,9 @@ class PipelineInfo:
     helpers: dict = dataclasses.field(default_factory=dict)  # name -> module-level source the converted code needs
     #: [(Attribute, setting)]: Pipeline.current().<setting> reads (rules/pipeline_current.py)
     current_reads: list = dataclasses.field(default_factory=list)
+    #: indices of the statements ``device_id = Pipeline.current().device_id``: the converted
+    #: function's setting of that name holds the value already, and they go
+    self_reads: set = dataclasses.field(default_factory=set)
     #: ids of the arithmetic operands (as written) moved with .gpu() (rules/arithmetic_device.py)
     to_gpu: set = dataclasses.field(default_factory=set)
 
@@ -636,8 +639,11 @@ def _classify(info: PipelineInfo, params: set) -> None:
     setup_names = set(params)
     call_ids = {id(c) for c, _ in info.op_calls}
     readers = info.reader_indices
+    current = {id(node) for node, _ in info.current_reads}
     for i, stmt in enumerate(info.statements):
         assigned = _assigned_names(stmt)
+        if pipeline_current.reads_itself(stmt, current):
+            info.self_reads.add(i)
         if i in readers:
             info.setup.add(i)
             graph_names |= assigned

@@ -25,6 +25,7 @@ import libcst as cst
 
 from dali_migrate import cst_walk
 from dali_migrate.cst_util import code, dotted, kwarg, names_in, without_kwargs
+from dali_migrate.rules import pipeline_current
 from dali_migrate.rules.base import CallSiteRule
 
 _SIMPLE = (cst.Name, cst.Attribute, cst.Subscript, cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString)
@@ -510,7 +511,8 @@ def reader_expression(site, reader=None) -> cst.BaseExpression:
     reader_index = reader.index if reader is not None else None
     reader = without_kwargs(converted, {"seed"} | _meta_free_kwargs(converted))
     used = names_in(cst.Module(body=[cst.SimpleStatementLine([cst.Expr(cst.Tuple([cst.Element(a.value) for a in reader.args]))])]))
-    local = used & info.setup_names - param_names
+    # (`device_id = Pipeline.current().device_id` holds the setting, given below as the call's)
+    local = used & info.setup_names - param_names - pipeline_current.self_read_names(info)
     if local:
         # The code that makes the pipeline may compute them the same way (a rank and world size);
         # then its own names are the reader's arguments and stay as they are below. (Not through

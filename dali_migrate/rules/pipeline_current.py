@@ -38,6 +38,23 @@ def setting_read(node, names) -> Optional[str]:
     return None
 
 
+def reads_itself(stmt, current: set) -> bool:
+    """``stmt`` is ``<setting> = <a read of ``current``, the ids of Pipeline.current().<setting>
+    attributes>``, as ``device_id = Pipeline.current().device_id``: in the converted function the
+    setting's parameter holds that value already, and the statement goes."""
+    if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Assign)):
+        return False
+    assign = stmt.body[0]
+    return (len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name) and id(assign.value) in current
+            and SETTING_OF.get(assign.value.attr.value) == assign.targets[0].target.value)
+
+
+def self_read_names(info) -> set:
+    """The names ``info``'s statements bind as ``device_id = Pipeline.current().device_id`` does,
+    which hold the setting of the converted function (:func:`reads_itself`)."""
+    return {info.statements[i].body[0].targets[0].target.value for i in info.self_reads}
+
+
 def blocker(info, reads: list) -> Optional[str]:
     """Why the reads (``[(Attribute, setting)]``) of ``info``'s pipeline cannot become its settings."""
     from dali_migrate.pipeline_analysis import _assigned_names
@@ -46,23 +63,13 @@ def blocker(info, reads: list) -> Optional[str]:
         if setting in info.computed_settings:
             return f"Pipeline.current().{setting} where the setting is computed from the class's arguments: convert by hand"
         name = info.bound_settings.get(setting, setting)
-        for stmt in info.statements:
+        for i, stmt in enumerate(info.statements):
             if name not in _assigned_names(stmt):
                 continue
-            if not _reads_itself(stmt, name):
+            if i not in info.self_reads or name != setting:
                 return (f"the pipeline binds `{name}` itself and reads Pipeline.current().{setting}: the converted "
                         f"function's `{name}` would be that value; convert by hand")
     return None
-
-
-def _reads_itself(stmt, name: str) -> bool:
-    """``name = Pipeline.current().<attribute of name>``: the name then holds the setting anyway."""
-    if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Assign)):
-        return False
-    assign = stmt.body[0]
-    return (len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name)
-            and assign.targets[0].target.value == name and isinstance(assign.value, cst.Attribute)
-            and SETTING_OF.get(assign.value.attr.value) == name)
 
 
 def replacements(info, reads: list) -> dict:

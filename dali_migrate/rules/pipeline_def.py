@@ -133,8 +133,17 @@ def build(info: PipelineInfo, ctx, statements: list, returned: cst.BaseExpressio
     readers = {r.index: (r, call) for r, call in zip(info.readers, reader_calls)}
     iter_setup: list = []
     before = getattr(ctx, "before_statement", {})
+    carried: list = []  # the comments of a statement that goes, for the next one
     for i, stmt in enumerate(statements):
         head.extend(before.get(i, []))
+        if i in info.self_reads:  # `device_id = Pipeline.current().device_id`: the parameter holds it
+            carried += [ln for ln in stmt.leading_lines if ln.comment is not None]
+            if stmt.trailing_whitespace.comment is not None:
+                carried.append(cst.EmptyLine(comment=stmt.trailing_whitespace.comment))
+            continue
+        if carried:
+            stmt = stmt.with_changes(leading_lines=[*carried, *stmt.leading_lines])
+            carried = []
         if legacy.iter_setup_draws(stmt) is not None:
             # a converted Pipeline subclass's iter_setup(): where it raised StopIteration, pipe.run() did
             ended = [cst.SimpleStatementLine([cst.Return()])]

@@ -212,7 +212,7 @@ def loader(root):
 
 def sharded_by_name(root, num_gpus, *, batch_size=4, num_threads=2, device_id=None, seed=None):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
-    device_id = device_id  # (the setting under its own name)
+    # (the setting under its own name)
     reader = ndd.readers.File(file_root=root, shard_id=device_id, num_shards=num_gpus)
     while True:
         for jpegs, labels in reader.next_epoch(batch_size=batch_size):

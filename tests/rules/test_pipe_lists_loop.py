@@ -51,6 +51,13 @@ def test_range_loop_and_len_of_the_list():
     assert "for i in range(n)]" in result.output
 
 
+def test_a_loop_that_builds_the_filled_list_goes():
+    body = LOOP.replace("return DALIGenericIterator(", "for p in pipes:\n    p.build()\nreturn DALIGenericIterator(")
+    result = _convert(body)
+    assert not result.markers, result.output
+    assert "for p in pipes" not in result.output and ".build()" not in result.output
+
+
 MARKED = {
     "made below the first statement": (LOOP.replace("    pipe = pipe_fn", "    shard = i\n    pipe = pipe_fn"), "made by the loop's first statement"),
     "appended twice": (LOOP.replace("    pipes.append(pipe)\n", "    pipes.append(pipe)\n    pipes.append(pipe)\n"), "`pipes` is used here"),
@@ -60,6 +67,8 @@ MARKED = {
     "list not empty": (LOOP.replace("pipes = []", "pipes = [None]"), "made empty"),
     "list used otherwise": (LOOP.replace("return DALIGenericIterator(", "pipes.reverse()\nreturn DALIGenericIterator("),
                             "the list of pipelines `pipes` is used here"),
+    "build loop inside the filling loop": (LOOP.replace("    pipes.append(pipe)\n", "    pipes.append(pipe)\n    for p in pipes:\n        p.build()\n"),
+                                           "the list of pipelines `pipes` is used here"),
     "iterable that may change": (LOOP.replace("enumerate(jax.devices())", "enumerate(devices())"), "iterable other than"),
     "appended to something else": (LOOP.replace("pipes.append(pipe)", "registry[i].append(pipe)"), "cannot follow"),
 }

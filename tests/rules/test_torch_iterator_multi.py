@@ -95,7 +95,7 @@ def test_a_list_element_that_is_not_a_pipeline():
 def test_uses_of_the_list_that_are_not_followed_are_marked():
     for use, words in [
         ("out = pipes[0].run()", "used here in a way"),
-        ("for p in pipes:\n    p.build()", "used here in a way"),
+        ("for p in pipes:\n    p.run()", "used here in a way"),
         ("other(pipes)", "used here in a way"),
         ("pipes = []", "assigned more than once"),
         ("pipes[n].build()", "used here in a way"),
@@ -247,3 +247,41 @@ def test_a_handed_list_and_a_local_list_share_the_class_that_serves_both():
         assert "it = DaliTorchMultiIterator(local, ['x', 'y'], batch_size=4, size=8)" in out
         assert 'return DaliTorchMultiIterator(pipelines, ["x", "y"], size=8 * len(pipelines))' in out
         compile(out, "<converted>", "exec")
+
+
+def test_a_loop_that_only_builds_the_comprehensions_pipelines_goes():
+    # DALI's multi-GPU examples: `for pipe in pipes: pipe.build()` before the iterator
+    out, reasons = run("""
+        pipes = [pipe_fn(root, shard_id=i, num_shards=n, device_id=i) for i in range(n)]
+        for pipe in pipes:
+            pipe.build()
+        loader = DALIGenericIterator(pipes, ["x", "y"], reader_name="Reader")
+    """)
+    assert reasons == []
+    assert "for pipe in pipes" not in out and ".build()" not in out
+    assert "loader = DaliTorchMultiIterator(pipes," in out
+
+
+def test_a_build_loop_whose_variable_is_read_later_stays():
+    # after the loop `pipe` is the last pipeline: the loop cannot go
+    out, reasons = run("""
+        pipes = [pipe_fn(root, shard_id=i, num_shards=n, device_id=i) for i in range(n)]
+        for pipe in pipes:
+            pipe.build()
+        loader = DALIGenericIterator(pipes, ["x", "y"], reader_name="Reader")
+        print(pipe)
+    """)
+    assert any("which loops over the pipelines `pipes` bind, is used here too" in r for r in reasons)
+    assert "for pipe in pipes:" in out
+
+
+def test_a_loop_that_does_more_than_build_stays():
+    out, reasons = run("""
+        pipes = [pipe_fn(root, shard_id=i, num_shards=n, device_id=i) for i in range(n)]
+        for pipe in pipes:
+            pipe.build()
+            pipe.run()
+        loader = DALIGenericIterator(pipes, ["x", "y"], reader_name="Reader")
+    """)
+    assert any("the list of pipelines `pipes` is used here in a way dali-migrate cannot follow" in r for r in reasons)
+    assert "for pipe in pipes:" in out
