@@ -1,5 +1,5 @@
 # golden-verify: pipe=caffe_pipeline args=(str(DATA / "caffe_lmdb"), 2) kwargs=dict(batch_size=4) iterations=6
-# golden-verify: pipe=caffe_pipeline args=(str(DATA / "caffe_lmdb"), 2) kwargs=dict(batch_size=4, device_id=1) device=gpu iterations=6
+# golden-verify: pipe=caffe_pipeline args=(str(DATA / "caffe_lmdb"), 2) kwargs=dict(batch_size=4, device_id=0) device=gpu iterations=6
 """DALI's multi-GPU LMDB example as projects copy it: the shard is the pipeline's own device, read
 with Pipeline.current(), every pipeline is built by a loop, and one iterator takes them all."""
 import os.path
