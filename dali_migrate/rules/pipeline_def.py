@@ -17,6 +17,11 @@ iterator, it yields None there and goes on as after ``pipe.reset()``: ``build(re
 see rules/external_source.py). Each item is a tuple with
 one entry per pipeline output, as ``pipe.run()`` returns.
 
+Where the pipeline's own code (its set-up statements, the reader's arguments) may act when run
+(call a function, raise), the converted function runs it and then returns a generator of the
+batches (``def batches(): ...; return batches()``): a pipeline runs that code when it is made,
+a generator function would run it at the first ``next()`` (see ``_made_eagerly``).
+
 An ``EvalContext`` for ``num_threads`` and ``device_id`` is entered around each iteration's
 operator calls and left before the ``yield``: a context held across a ``yield`` would stay active in the caller's code
 and break when two converted pipelines are iterated in turn.
@@ -31,7 +36,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from dali_migrate import legacy, templates
+from dali_migrate import cst_walk, legacy, templates
 from dali_migrate.cst_util import code, fresh_name
 from dali_migrate.pipeline_analysis import SETTINGS, PipelineInfo, _binding_of
 from dali_migrate.rules.base import PipelineRule
@@ -113,10 +118,13 @@ def build(info: PipelineInfo, ctx, statements: list, returned: cst.BaseExpressio
     head: list = []
     if info.docstring is not None:
         head.append(info.docstring)
+    # the pipeline's own code that runs once, with the reader's arguments: see _made_eagerly
+    made_with: list = [*ctx.hoisted, *(a.value for call in reader_calls if call is not None for a in call.args)]
     for name, value in info.computed_settings.items():
         if name == "seed":
             value = _seed_default(value)
         head.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], value)]))
+        made_with.append(value)
     threads, device_id, seed = info.setting("num_threads"), info.setting("device_id"), info.setting("seed")
     # The pipeline's thread count and device belong to this generator alone: an EvalContext of its
     # own, not ndd.set_num_threads(), which is global (DALI 2.4 can hang when it changes between
@@ -136,6 +144,7 @@ def build(info: PipelineInfo, ctx, statements: list, returned: cst.BaseExpressio
     carried: list = []  # the comments of a statement that goes, for the next one
     for i, stmt in enumerate(statements):
         head.extend(before.get(i, []))
+        made_with.extend(before.get(i, []))
         if i in info.self_reads:  # `device_id = Pipeline.current().device_id`: the parameter holds it
             carried += [ln for ln in stmt.leading_lines if ln.comment is not None]
             if stmt.trailing_whitespace.comment is not None:
@@ -178,6 +187,7 @@ def build(info: PipelineInfo, ctx, statements: list, returned: cst.BaseExpressio
             head.append(made)
         elif i in info.setup:
             head.append(stmt)
+            made_with.append(stmt)
         else:
             loop_body.append(stmt)
     head.extend(before.get(len(statements), []))  # from the returned expression
@@ -227,6 +237,8 @@ def build(info: PipelineInfo, ctx, statements: list, returned: cst.BaseExpressio
         from dali_migrate import fed_inputs
 
         tail = fed_inputs.run_function(head, _no_blank_start(loop_body), value, ctx_name, ctx.fed_inputs, keep)
+    elif any(_may_act(node, nd) for node in made_with):
+        tail = _made_eagerly(info.func, head, tail, taken)
 
     func = info.func
     return func.with_changes(
@@ -236,6 +248,75 @@ def build(info: PipelineInfo, ctx, statements: list, returned: cst.BaseExpressio
         leading_lines=[*func.leading_lines, *info.decorator.leading_lines, *_comment_of(info.decorator), *func.lines_after_decorators],
         lines_after_decorators=[],
     )
+
+
+#: builtins that only compute a value from their arguments (a call of anything else may act)
+_PURE_BUILTINS = frozenset({
+    "abs", "all", "any", "bool", "dict", "divmod", "enumerate", "float", "frozenset", "int", "isinstance",
+    "len", "list", "max", "min", "range", "reversed", "round", "set", "sorted", "str", "sum", "tuple", "zip",
+})
+_ACTS = (cst.Raise, cst.Assert, cst.Del, cst.Global, cst.Nonlocal, cst.Await, cst.Yield)
+
+
+def _may_act(node, nd: str) -> bool:
+    """Whether running ``node`` may do something besides computing values: call a function (other
+    than :data:`_PURE_BUILTINS` and what dali-migrate wrote, ``nd``'s), raise, or change a name
+    outside the function."""
+    for n in cst_walk.walk(node, not_into=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        kind = type(n)
+        if kind is cst.Call:
+            func = n.func
+            while type(func) is cst.Attribute:
+                func = func.value
+            if not (type(n.func) is cst.Name and n.func.value in _PURE_BUILTINS) and not (
+                    type(func) is cst.Name and func.value == nd and n.func is not func):
+                return True
+        elif kind in _ACTS:
+            return True
+    return False
+
+
+def _made_eagerly(func: cst.FunctionDef, head: list, tail: list, taken: set) -> list:
+    """``tail`` (the loop) as a generator of its own that the converted function makes and returns,
+    after running ``head``.
+
+    A pipeline runs its own code when it is made: ``@pipeline_def``'s function on the call,
+    a Pipeline subclass's ``__init__`` on construction. A generator function would run it at the
+    first ``next()``: where that code acts (shuffles with ``random``, reads files, raises on a bad
+    argument), two pipelines first used in another order than they were made in would swap what
+    they got, and errors would come from another line. So such code runs before the generator is
+    made, as it ran. The loop rebinds some names of the set-up (an external source started again):
+    it declares them nonlocal, or global where the function does."""
+    from dali_migrate.legacy import _bindings
+
+    outer: set = {p.name.value for p in [*func.params.posonly_params, *func.params.params, *func.params.kwonly_params]}
+    for p in (func.params.star_arg, func.params.star_kwarg):
+        if isinstance(p, cst.Param):
+            outer.add(p.name.value)
+    declared_global: set = set()
+    for stmt in head:
+        outer |= _bindings(stmt)
+        for n in cst_walk.walk(stmt, not_into=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            if type(n) is cst.Global:
+                declared_global |= {g.name.value for g in n.names}
+    inner: set = set().union(*(_bindings(stmt) for stmt in tail))
+    declare = []
+    for kind, names in ((cst.Global, inner & declared_global), (cst.Nonlocal, (inner & outer) - declared_global)):
+        if names:
+            declare.append(cst.SimpleStatementLine([kind(names=[cst.NameItem(cst.Name(n)) for n in sorted(names)])]))
+    name = fresh_name("batches", taken)
+    taken.add(name)
+    batches = cst.FunctionDef(
+        name=cst.Name(name),
+        params=cst.Parameters(),
+        body=cst.IndentedBlock([*declare, *tail]),
+        leading_lines=[
+            cst.EmptyLine(indent=False),
+            cst.EmptyLine(comment=cst.Comment("# the code above runs when the pipeline is made, as in pipeline mode")),
+        ],
+    )
+    made = cst.SimpleStatementLine([cst.Return(cst.Call(cst.Name(name)))], leading_lines=[cst.EmptyLine(indent=False)])
+    return [batches, made]
 
 
 def _several_readers_loop(info: PipelineInfo, readers: list, per_iteration: list, taken: set) -> tuple:

@@ -465,15 +465,21 @@ def verify(opts: Options) -> Verdict:
             converted_mod, _ = _load_module(converted_text, "converted", directory, tmp)
             session = _RunOrderSeeds(seed, seeded, _canonical_schemas())
             with _compat_session(session):
-                try:
-                    gen = getattr(converted_mod, name)(*opts.args, **opts.params, **settings)
-                except Exception as e:
-                    raise VerifyError(f"cannot start the converted code: {type(e).__name__}: {e}") from None
+                gen = None
                 for it in range(n):
                     try:
                         ref = _original_outputs(pipe.run())
                     except Exception as e:
                         raise VerifyError(f"the original pipeline failed at iteration {it}: {type(e).__name__}: {e}") from None
+                    if gen is None:
+                        # Made after the original's first run, as a program of its own would make
+                        # it: the converted code runs the pipeline's own code when it is made (like
+                        # the pipeline did), and state both share (np.random.seed() in the body, a
+                        # file read) then meets the first batch's draws as in the original.
+                        try:
+                            gen = getattr(converted_mod, name)(*opts.args, **opts.params, **settings)
+                        except Exception as e:
+                            raise VerifyError(f"cannot start the converted code: {type(e).__name__}: {e}") from None
                     session.iteration = it
                     try:
                         got = _converted_outputs(next(gen))

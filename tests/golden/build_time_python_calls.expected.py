@@ -22,19 +22,24 @@ def eval_pipe(data_dir, scale=1.0, *, batch_size=4, num_threads=2, device_id=0, 
     # evaluated once, as when the pipeline was built
     resize_x = next_size()
     resize_y = next_size()
-    while True:
-        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
-            with ctx:
-                images = ndd.decoders.image(jpegs, device="gpu", output_type=types.RGB)
-                images = ndd.resize(images, resize_x=resize_x, resize_y=resize_y)
-                images = ndd.crop_mirror_normalize(
-                    images,
-                    dtype=types.FLOAT,
-                    mean=np.array([0.485, 0.456, 0.406]) * 255,  # the same every call: left in the loop
-                    std=[255.0 * scale] * 3,
-                )
-                outputs = images * float(len(SIZES)), labels
-            yield outputs
+
+    # the code above runs when the pipeline is made, as in pipeline mode
+    def batches():
+        while True:
+            for jpegs, labels in reader.next_epoch(batch_size=batch_size):
+                with ctx:
+                    images = ndd.decoders.image(jpegs, device="gpu", output_type=types.RGB)
+                    images = ndd.resize(images, resize_x=resize_x, resize_y=resize_y)
+                    images = ndd.crop_mirror_normalize(
+                        images,
+                        dtype=types.FLOAT,
+                        mean=np.array([0.485, 0.456, 0.406]) * 255,  # the same every call: left in the loop
+                        std=[255.0 * scale] * 3,
+                    )
+                    outputs = images * float(len(SIZES)), labels
+                yield outputs
+
+    return batches()
 
 
 def train_pipe(data_dir, max_angle, *, batch_size=8, num_threads=4, device_id=0, seed=42):
@@ -43,15 +48,20 @@ def train_pipe(data_dir, max_angle, *, batch_size=8, num_threads=4, device_id=0,
     # evaluated once, as when the pipeline was built
     angle = random.uniform(-max_angle, max_angle)
     value = np.random.randint(200, 256)
-    while True:
-        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
-            with ctx:
-                images = ndd.decoders.image(jpegs, device="gpu")
-                # one angle for the whole run: random.uniform is Python, not fn.random.uniform
-                images = ndd.rotate(images, angle=angle, fill_value=0)
-                images = ndd.resize(images, size=[value] * 2)
-                outputs = images, labels
-            yield outputs
+
+    # the code above runs when the pipeline is made, as in pipeline mode
+    def batches():
+        while True:
+            for jpegs, labels in reader.next_epoch(batch_size=batch_size):
+                with ctx:
+                    images = ndd.decoders.image(jpegs, device="gpu")
+                    # one angle for the whole run: random.uniform is Python, not fn.random.uniform
+                    images = ndd.rotate(images, angle=angle, fill_value=0)
+                    images = ndd.resize(images, size=[value] * 2)
+                    outputs = images, labels
+                yield outputs
+
+    return batches()
 
 
 if __name__ == "__main__":

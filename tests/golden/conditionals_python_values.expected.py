@@ -13,22 +13,27 @@ def train_pipe(data_dir, config, mode="train", augmentations=("flip", "blur"), *
     # evaluated once, as when the pipeline was built
     cond_flip = bool(config["flip"])
     cond_blur = not cond_flip and bool(config.get("blur"))
-    while True:
-        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
-            with ctx:
-                images = ndd.decoders.image(jpegs, device="gpu", output_type=types.RGB)
-                if mode == "train" and IMAGE_SIZE > 16:
-                    images = ndd.resize(images, resize_x=IMAGE_SIZE, resize_y=IMAGE_SIZE)
-                else:
-                    images = ndd.resize(images, resize_shorter=IMAGE_SIZE)
-                    images = ndd.crop(images, crop=(IMAGE_SIZE, IMAGE_SIZE))
-                for name in augmentations:
-                    if name == "flip":
-                        images = ndd.flip(images, horizontal=1)
-                if cond_flip:
-                    images = ndd.flip(images, vertical=1)
-                elif cond_blur:
-                    images = ndd.gaussian_blur(images, window_size=config["blur"])
-                images = ndd.crop_mirror_normalize(images, dtype=types.FLOAT, mirror=1 if mode == "train" else 0)
-                outputs = images, labels
-            yield outputs
+
+    # the code above runs when the pipeline is made, as in pipeline mode
+    def batches():
+        while True:
+            for jpegs, labels in reader.next_epoch(batch_size=batch_size):
+                with ctx:
+                    images = ndd.decoders.image(jpegs, device="gpu", output_type=types.RGB)
+                    if mode == "train" and IMAGE_SIZE > 16:
+                        images = ndd.resize(images, resize_x=IMAGE_SIZE, resize_y=IMAGE_SIZE)
+                    else:
+                        images = ndd.resize(images, resize_shorter=IMAGE_SIZE)
+                        images = ndd.crop(images, crop=(IMAGE_SIZE, IMAGE_SIZE))
+                    for name in augmentations:
+                        if name == "flip":
+                            images = ndd.flip(images, horizontal=1)
+                    if cond_flip:
+                        images = ndd.flip(images, vertical=1)
+                    elif cond_blur:
+                        images = ndd.gaussian_blur(images, window_size=config["blur"])
+                    images = ndd.crop_mirror_normalize(images, dtype=types.FLOAT, mirror=1 if mode == "train" else 0)
+                    outputs = images, labels
+                yield outputs
+
+    return batches()

@@ -39,12 +39,17 @@ def pipeline_box(cb, device="gpu", window_size=3, *, batch_size, num_threads=Non
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     filters = np.full((window_size, window_size), 1. / (window_size ** 2), dtype=np.float32)
     source_2 = cb
-    for source_data in source_2():
-        with ctx:
-            images, labels = ndd.as_batch(source_data[0], layout="HWC", device=device), ndd.as_batch(source_data[1], device=device)
-            edges = ndd.filter(images, filters)
-            outputs = edges, labels
-        yield outputs
+
+    # the code above runs when the pipeline is made, as in pipeline mode
+    def batches():
+        for source_data in source_2():
+            with ctx:
+                images, labels = ndd.as_batch(source_data[0], layout="HWC", device=device), ndd.as_batch(source_data[1], device=device)
+                edges = ndd.filter(images, filters)
+                outputs = edges, labels
+            yield outputs
+
+    return batches()
 
 
 def pipeline_gb(cb, device="gpu", window_size=3, *, batch_size, num_threads=None, device_id=None, seed=None):

@@ -294,24 +294,30 @@ class ExternalInputIterator(object):
 def ExternalSourcePipeline(batch_size, num_threads, device_id, external_data, *, seed=12):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     iterator = iter(external_data)
-    while True:
-        try:
+
+    # the code above runs when the pipeline is made, as in pipeline mode
+    def batches():
+        nonlocal iterator
+        while True:
             try:
-                (images_2, labels_2) = iterator.next()
+                try:
+                    (images_2, labels_2) = iterator.next()
+                except StopIteration:
+                    iterator = iter(external_data)
+                    raise StopIteration
             except StopIteration:
-                iterator = iter(external_data)
-                raise StopIteration
-        except StopIteration:
-            yield None  # the source's end: pipe.run() raised StopIteration here; next() starts it again, as after pipe.reset()
-            continue
-        with ctx:
-            jpegs = ndd.as_batch(images_2)
-            labels = ndd.as_batch(labels_2)
-            images = ndd.decoders.image(jpegs, device="gpu", output_type=types.RGB)
-            images = ndd.resize(images, device="gpu", resize_x=240, resize_y=240)
-            output = ndd.cast(images, device="gpu", dtype=types.UINT8)
-            outputs = (output, labels)
-        yield outputs
+                yield None  # the source's end: pipe.run() raised StopIteration here; next() starts it again, as after pipe.reset()
+                continue
+            with ctx:
+                jpegs = ndd.as_batch(images_2)
+                labels = ndd.as_batch(labels_2)
+                images = ndd.decoders.image(jpegs, device="gpu", output_type=types.RGB)
+                images = ndd.resize(images, device="gpu", resize_x=240, resize_y=240)
+                output = ndd.cast(images, device="gpu", dtype=types.UINT8)
+                outputs = (output, labels)
+            yield outputs
+
+    return batches()
 
 
 eii = ExternalInputIterator(batch_size, 0, 1)

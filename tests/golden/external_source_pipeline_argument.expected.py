@@ -1,5 +1,5 @@
 # golden-run: pipe=reshape_pipe args=(lambda: __import__("numpy").random.randint(0, 10, size=[25], dtype="int32"),) iterations=1
-# (one iteration: the harness runs the pipeline and the generator in turn, so after the first
+# (one iteration: `verify` runs the pipeline and the generator in turn, so after the first
 # batch their draws from numpy's global random state interleave)
 """Reshaping per-sample data that comes in as the pipeline's argument (after DALI's reinterpret example)."""
 import numpy as np
@@ -12,11 +12,16 @@ def reshape_pipe(input_data, *, batch_size=3, num_threads=4, device_id=0, seed=N
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     np.random.seed(1234)
     source = input_data
-    for source_data in map(lambda i: [source() for j in range(batch_size)], itertools.count()):
-        with ctx:
-            inp = ndd.as_batch(source_data, dtype=types.INT32)
-            outputs = inp, ndd.reshape(inp, shape=[5, 5], layout="HW")
-        yield outputs
+
+    # the code above runs when the pipeline is made, as in pipeline mode
+    def batches():
+        for source_data in map(lambda i: [source() for j in range(batch_size)], itertools.count()):
+            with ctx:
+                inp = ndd.as_batch(source_data, dtype=types.INT32)
+                outputs = inp, ndd.reshape(inp, shape=[5, 5], layout="HW")
+            yield outputs
+
+    return batches()
 
 
 pipe = reshape_pipe(lambda: np.random.randint(0, 10, size=[25], dtype=np.int32))

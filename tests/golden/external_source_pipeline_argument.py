@@ -1,5 +1,5 @@
 # golden-run: pipe=reshape_pipe args=(lambda: __import__("numpy").random.randint(0, 10, size=[25], dtype="int32"),) iterations=1
-# (one iteration: the harness runs the pipeline and the generator in turn, so after the first
+# (one iteration: `verify` runs the pipeline and the generator in turn, so after the first
 # batch their draws from numpy's global random state interleave)
 """Reshaping per-sample data that comes in as the pipeline's argument (after DALI's reinterpret example)."""
 import numpy as np

@@ -29,17 +29,22 @@ def pipeline_box(window_size=3, *, batch_size=BATCH, num_threads=4, device_id=No
     source_iter = source()
     source_2 = offsets
     source_iter_2 = source_2()
-    while True:
-        source_data = next(source_iter, end)
-        source_data_2 = next(source_iter_2, end)
-        if source_data is end or source_data_2 is end:
-            return
-        with ctx:
-            images, labels = ndd.as_batch(source_data[0], layout="HWC"), ndd.as_batch(source_data[1])
-            low, high = ndd.as_batch(source_data_2[0]), ndd.as_batch(source_data_2[1])
-            edges = ndd.filter(images, filters)
-            outputs = edges, labels, low + high
-        yield outputs
+
+    # the code above runs when the pipeline is made, as in pipeline mode
+    def batches():
+        while True:
+            source_data = next(source_iter, end)
+            source_data_2 = next(source_iter_2, end)
+            if source_data is end or source_data_2 is end:
+                return
+            with ctx:
+                images, labels = ndd.as_batch(source_data[0], layout="HWC"), ndd.as_batch(source_data[1])
+                low, high = ndd.as_batch(source_data_2[0]), ndd.as_batch(source_data_2[1])
+                edges = ndd.filter(images, filters)
+                outputs = edges, labels, low + high
+            yield outputs
+
+    return batches()
 
 
 if __name__ == "__main__":

@@ -22,33 +22,38 @@ def training_pipe(data_dir, image_size=64, rank=0, world_size=1, *, batch_size, 
     )
     # computed once, when the pipeline is built
     angle = math.degrees(0.1)
-    while True:
-        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
-            with ctx:
-                images_2 = ndd.decoders.image_random_crop(
-                    jpegs,
-                    device="gpu",
-                    output_type=types.RGB,
-                    random_aspect_ratio=[0.75, 4.0 / 3.0],
-                    random_area=[0.08, 1.0],
-                    batch_size=batch_size,
-                    rng=rng_2,
-                )
-                images_2 = ndd.resize(images_2, resize_x=image_size, resize_y=image_size, interp_type=DALIInterpType.INTERP_LINEAR)
-                images_2 = ndd.rotate(images_2, angle=angle, keep_size=True)
-                rng = ndd.random.coin_flip(probability=0.5, batch_size=batch_size, rng=rng_2)
-                images_2 = ndd.flip(images_2, horizontal=rng)
-                output = ndd.crop_mirror_normalize(
-                    images_2,
-                    dtype=types.FLOAT,
-                    output_layout="CHW",
-                    crop=(image_size, image_size),
-                    mean=[0.485 * 255, 0.456 * 255, 0.406 * 255],
-                    std=[0.229 * 255, 0.224 * 255, 0.225 * 255],
-                )
-                images = output
-                outputs_2 = images, labels
-            yield outputs_2
+
+    # the code above runs when the pipeline is made, as in pipeline mode
+    def batches():
+        while True:
+            for jpegs, labels in reader.next_epoch(batch_size=batch_size):
+                with ctx:
+                    images_2 = ndd.decoders.image_random_crop(
+                        jpegs,
+                        device="gpu",
+                        output_type=types.RGB,
+                        random_aspect_ratio=[0.75, 4.0 / 3.0],
+                        random_area=[0.08, 1.0],
+                        batch_size=batch_size,
+                        rng=rng_2,
+                    )
+                    images_2 = ndd.resize(images_2, resize_x=image_size, resize_y=image_size, interp_type=DALIInterpType.INTERP_LINEAR)
+                    images_2 = ndd.rotate(images_2, angle=angle, keep_size=True)
+                    rng = ndd.random.coin_flip(probability=0.5, batch_size=batch_size, rng=rng_2)
+                    images_2 = ndd.flip(images_2, horizontal=rng)
+                    output = ndd.crop_mirror_normalize(
+                        images_2,
+                        dtype=types.FLOAT,
+                        output_layout="CHW",
+                        crop=(image_size, image_size),
+                        mean=[0.485 * 255, 0.456 * 255, 0.406 * 255],
+                        std=[0.229 * 255, 0.224 * 255, 0.225 * 255],
+                    )
+                    images = output
+                    outputs_2 = images, labels
+                yield outputs_2
+
+    return batches()
 
 
 def validation_pipe(data_dir, image_size=72, image_crop=64, rank=0, world_size=1, *, batch_size, num_threads=2, device_id=0, seed=None):

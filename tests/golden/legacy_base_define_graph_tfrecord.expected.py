@@ -12,16 +12,21 @@ def TFRecordPipeline(batch_size, num_threads, device_id, path, index_path, *, se
             "image/encoded": tfrec.FixedLenFeature((), tfrec.string, ""),
             "image/class/label": tfrec.FixedLenFeature([1], tfrec.int64, -1),
         })
-    while True:
-        for inputs in reader.next_epoch(batch_size=batch_size):
-            with ctx:
-                images = inputs["image/encoded"]
-                labels = inputs["image/class/label"]
-                images = ndd.decoders.image(images, device="gpu", output_type=types.RGB)
-                images = ndd.resize(images, device="gpu", resize_x=16, resize_y=16)
-                output = ndd.crop_mirror_normalize(images, device="gpu", dtype=types.FLOAT, output_layout="CHW", mean=[128.0] * 3, std=[64.0] * 3)
-                outputs = (output, labels.gpu())
-            yield outputs
+
+    # the code above runs when the pipeline is made, as in pipeline mode
+    def batches():
+        while True:
+            for inputs in reader.next_epoch(batch_size=batch_size):
+                with ctx:
+                    images = inputs["image/encoded"]
+                    labels = inputs["image/class/label"]
+                    images = ndd.decoders.image(images, device="gpu", output_type=types.RGB)
+                    images = ndd.resize(images, device="gpu", resize_x=16, resize_y=16)
+                    output = ndd.crop_mirror_normalize(images, device="gpu", dtype=types.FLOAT, output_layout="CHW", mean=[128.0] * 3, std=[64.0] * 3)
+                    outputs = (output, labels.gpu())
+                yield outputs
+
+    return batches()
 
 
 def Caffe2ReadPipeline(batch_size, num_threads, device_id, lmdb_folder, *, seed=12):

@@ -175,15 +175,20 @@ def HybridTrainPipe(batch_size, num_threads, device_id, data_dir, crop, shard_id
     host_memory_padding = 140544512 if decoder_device == 'mixed' else 0
     print('DALI "{0}" variant'.format(dali_device))
     reader = ndd.readers.File(file_root=data_dir, shard_id=shard_id, num_shards=num_shards, random_shuffle=True, seed=seed)
-    while True:
-        for jpegs_2, labels_2 in reader.next_epoch(batch_size=batch_size):
-            with ctx:
-                rng = ndd.random.coin_flip(probability=0.5, batch_size=batch_size, rng=rng_2)
-                images = ndd.decoders.image_random_crop(jpegs_2, device="gpu" if decoder_device == "mixed" else decoder_device, output_type=types.RGB, device_memory_padding=device_memory_padding, host_memory_padding=host_memory_padding, random_aspect_ratio=[0.8, 1.25], random_area=[0.1, 1.0], num_attempts=100, batch_size=batch_size, rng=rng_2)
-                images = ndd.resize(images, device=dali_device, resize_x=crop, resize_y=crop, interp_type=types.INTERP_TRIANGULAR)
-                output = ndd.crop_mirror_normalize(images.gpu(), mirror=rng, device="gpu", dtype=types.FLOAT, output_layout=types.NCHW, crop=(crop, crop), mean=[0.485 * 255, 0.456 * 255, 0.406 * 255], std=[0.229 * 255, 0.224 * 255, 0.225 * 255])
-                outputs = (output, labels_2)
-            yield outputs
+
+    # the code above runs when the pipeline is made, as in pipeline mode
+    def batches():
+        while True:
+            for jpegs_2, labels_2 in reader.next_epoch(batch_size=batch_size):
+                with ctx:
+                    rng = ndd.random.coin_flip(probability=0.5, batch_size=batch_size, rng=rng_2)
+                    images = ndd.decoders.image_random_crop(jpegs_2, device="gpu" if decoder_device == "mixed" else decoder_device, output_type=types.RGB, device_memory_padding=device_memory_padding, host_memory_padding=host_memory_padding, random_aspect_ratio=[0.8, 1.25], random_area=[0.1, 1.0], num_attempts=100, batch_size=batch_size, rng=rng_2)
+                    images = ndd.resize(images, device=dali_device, resize_x=crop, resize_y=crop, interp_type=types.INTERP_TRIANGULAR)
+                    output = ndd.crop_mirror_normalize(images.gpu(), mirror=rng, device="gpu", dtype=types.FLOAT, output_layout=types.NCHW, crop=(crop, crop), mean=[0.485 * 255, 0.456 * 255, 0.406 * 255], std=[0.229 * 255, 0.224 * 255, 0.225 * 255])
+                    outputs = (output, labels_2)
+                yield outputs
+
+    return batches()
 
 
 def HybridValPipe(batch_size, num_threads, device_id, data_dir, crop, size, shard_id, num_shards):

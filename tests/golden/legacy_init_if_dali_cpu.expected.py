@@ -170,20 +170,25 @@ def HybridTrainPipe(batch_size, num_threads, device_id, data_dir, crop, dali_cpu
         dali_device = "gpu"
     print('DALI "{0}" variant'.format(dali_device))
     reader = ndd.readers.File(file_root=data_dir, random_shuffle=True, pad_last_batch=True, seed=seed)
-    while True:
-        for jpegs_2, labels_2 in reader.next_epoch(batch_size=batch_size):
-            with ctx:
-                rng = ndd.random.coin_flip(probability=0.5, batch_size=batch_size, rng=rng_2)
-                # This padding sets the size of the internal nvJPEG buffers to be able to handle all
-                # images from full-sized ImageNet without additional reallocations
-                if dali_cpu:
-                    images = ndd.decoders.image(jpegs_2, device="gpu" if dali_device == "mixed" else dali_device, output_type=types.RGB)
-                else:
-                    images = ndd.decoders.image(jpegs_2, device="gpu", output_type=types.RGB, device_memory_padding=211025920, host_memory_padding=140544512)
-                images = ndd.random_resized_crop(images, device=dali_device, size=[crop, crop], random_aspect_ratio=[0.75, 4.0 / 3.0], random_area=[0.08, 1.0], num_attempts=100, batch_size=batch_size, rng=rng_2)
-                output = ndd.crop_mirror_normalize(images.gpu(), mirror=rng, device="gpu", dtype=types.FLOAT, output_layout=types.NCHW, crop=(crop, crop), mean=[0.485 * 255, 0.456 * 255, 0.406 * 255], std=[0.229 * 255, 0.224 * 255, 0.225 * 255])
-                outputs = (output, labels_2)
-            yield outputs
+
+    # the code above runs when the pipeline is made, as in pipeline mode
+    def batches():
+        while True:
+            for jpegs_2, labels_2 in reader.next_epoch(batch_size=batch_size):
+                with ctx:
+                    rng = ndd.random.coin_flip(probability=0.5, batch_size=batch_size, rng=rng_2)
+                    # This padding sets the size of the internal nvJPEG buffers to be able to handle all
+                    # images from full-sized ImageNet without additional reallocations
+                    if dali_cpu:
+                        images = ndd.decoders.image(jpegs_2, device="gpu" if dali_device == "mixed" else dali_device, output_type=types.RGB)
+                    else:
+                        images = ndd.decoders.image(jpegs_2, device="gpu", output_type=types.RGB, device_memory_padding=211025920, host_memory_padding=140544512)
+                    images = ndd.random_resized_crop(images, device=dali_device, size=[crop, crop], random_aspect_ratio=[0.75, 4.0 / 3.0], random_area=[0.08, 1.0], num_attempts=100, batch_size=batch_size, rng=rng_2)
+                    output = ndd.crop_mirror_normalize(images.gpu(), mirror=rng, device="gpu", dtype=types.FLOAT, output_layout=types.NCHW, crop=(crop, crop), mean=[0.485 * 255, 0.456 * 255, 0.406 * 255], std=[0.229 * 255, 0.224 * 255, 0.225 * 255])
+                    outputs = (output, labels_2)
+                yield outputs
+
+    return batches()
 
 
 def HybridValPipe(batch_size, num_threads, device_id, data_dir, crop, size, dali_cpu=False, *, seed=12):

@@ -177,19 +177,24 @@ def HybridTrainPipe(batch_size, num_threads, device_id, data_dir, crop, dali_cpu
             output_dtype = types.FLOAT16
     print('DALI "{0}" variant'.format(dali_device))
     reader = ndd.readers.File(file_root=data_dir, random_shuffle=True, seed=seed)
-    while True:
-        for jpegs_2, labels_2 in reader.next_epoch(batch_size=batch_size):
-            with ctx:
-                rng = ndd.random.coin_flip(probability=0.5, batch_size=batch_size, rng=rng_2)
-                images = ndd.decoders.image_random_crop(jpegs_2, device="gpu" if decode_device == "mixed" else decode_device, output_type=types.RGB, random_aspect_ratio=[0.8, 1.25], random_area=[0.1, 1.0], batch_size=batch_size, rng=rng_2)
-                images = ndd.resize(images, device=dali_device, resize_x=crop, resize_y=crop, interp_type=types.INTERP_TRIANGULAR)
-                if dali_device == "gpu":
-                    output = ndd.crop_mirror_normalize(images, mirror=rng, device="gpu", dtype=output_dtype, output_layout=types.NCHW, mean=[0.485 * 255, 0.456 * 255, 0.406 * 255], std=[0.229 * 255, 0.224 * 255, 0.225 * 255])
-                else:
-                    # the CPU variant normalizes with torch
-                    output = ndd.flip(images, horizontal=rng, device=dali_device)
-                outputs = (output, labels_2)
-            yield outputs
+
+    # the code above runs when the pipeline is made, as in pipeline mode
+    def batches():
+        while True:
+            for jpegs_2, labels_2 in reader.next_epoch(batch_size=batch_size):
+                with ctx:
+                    rng = ndd.random.coin_flip(probability=0.5, batch_size=batch_size, rng=rng_2)
+                    images = ndd.decoders.image_random_crop(jpegs_2, device="gpu" if decode_device == "mixed" else decode_device, output_type=types.RGB, random_aspect_ratio=[0.8, 1.25], random_area=[0.1, 1.0], batch_size=batch_size, rng=rng_2)
+                    images = ndd.resize(images, device=dali_device, resize_x=crop, resize_y=crop, interp_type=types.INTERP_TRIANGULAR)
+                    if dali_device == "gpu":
+                        output = ndd.crop_mirror_normalize(images, mirror=rng, device="gpu", dtype=output_dtype, output_layout=types.NCHW, mean=[0.485 * 255, 0.456 * 255, 0.406 * 255], std=[0.229 * 255, 0.224 * 255, 0.225 * 255])
+                    else:
+                        # the CPU variant normalizes with torch
+                        output = ndd.flip(images, horizontal=rng, device=dali_device)
+                    outputs = (output, labels_2)
+                yield outputs
+
+    return batches()
 
 
 def get_loader(args):

@@ -36,18 +36,23 @@ class ExternalInputIterator(object):
 def ExternalSourcePipeline(batch_size, num_threads, device_id, data_root, *, seed=12):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     iterator = iter(ExternalInputIterator(batch_size, data_root))
-    while True:
-        try:
-            (images_2, labels_2) = iterator.next()
-        except StopIteration:
-            return
-        with ctx:
-            jpegs = ndd.as_batch(images_2)
-            labels = ndd.as_batch(labels_2)
-            images = ndd.decoders.image(jpegs, device="gpu", output_type=types.RGB)
-            output = ndd.cast(images, device="gpu", dtype=types.INT32)
-            outputs = (output, labels)
-        yield outputs
+
+    # the code above runs when the pipeline is made, as in pipeline mode
+    def batches():
+        while True:
+            try:
+                (images_2, labels_2) = iterator.next()
+            except StopIteration:
+                return
+            with ctx:
+                jpegs = ndd.as_batch(images_2)
+                labels = ndd.as_batch(labels_2)
+                images = ndd.decoders.image(jpegs, device="gpu", output_type=types.RGB)
+                output = ndd.cast(images, device="gpu", dtype=types.INT32)
+                outputs = (output, labels)
+            yield outputs
+
+    return batches()
 
 
 class FrameIterator:
@@ -74,21 +79,27 @@ def FramePipeline(batch_size, num_threads, device_id, n_frames, *, seed=None):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     external_data = FrameIterator(batch_size, n_frames)
     iterator = iter(external_data)
-    while True:
-        try:
+
+    # the code above runs when the pipeline is made, as in pipeline mode
+    def batches():
+        nonlocal iterator
+        while True:
             try:
-                frames_2 = next(iterator)
-                while len(frames_2) < batch_size:
-                    frames_2.append(frames_2[-1])
+                try:
+                    frames_2 = next(iterator)
+                    while len(frames_2) < batch_size:
+                        frames_2.append(frames_2[-1])
+                except StopIteration:
+                    iterator = iter(external_data)
+                    raise StopIteration
             except StopIteration:
-                iterator = iter(external_data)
-                raise StopIteration
-        except StopIteration:
-            return
-        with ctx:
-            frames = ndd.as_batch(frames_2, layout="HWC")
-            outputs = ndd.flip(frames, horizontal=1), frames
-        yield outputs
+                return
+            with ctx:
+                frames = ndd.as_batch(frames_2, layout="HWC")
+                outputs = ndd.flip(frames, horizontal=1), frames
+            yield outputs
+
+    return batches()
 
 
 if __name__ == "__main__":

@@ -194,43 +194,58 @@ ITERATIONS = 8
 def MXNetReaderPipeline(batch_size, num_threads, device_id, shard_id, num_gpus, data_dir, *, seed=12):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     reader = ndd.readers.MXNet(path=[os.path.join(data_dir, "recordio", "train.rec")], index_path=[os.path.join(data_dir, "recordio", "train.idx")], shard_id=shard_id, num_shards=num_gpus)
-    while True:
-        for images, labels in reader.next_epoch(batch_size=batch_size):
-            with ctx:
-                images = ndd.decoders.image(images, device="cpu", output_type=types.RGB)
-                images = ndd.resize(images, device="cpu", resize_x=24, resize_y=24, interp_type=types.INTERP_LINEAR)
-                output = ndd.crop_mirror_normalize(images, device="cpu", dtype=types.FLOAT, crop=(16, 16), mean=[128.0, 128.0, 128.0], std=[1.0, 1.0, 1.0]
-                )
-                outputs = (output, labels)
-            yield outputs
+
+    # the code above runs when the pipeline is made, as in pipeline mode
+    def batches():
+        while True:
+            for images, labels in reader.next_epoch(batch_size=batch_size):
+                with ctx:
+                    images = ndd.decoders.image(images, device="cpu", output_type=types.RGB)
+                    images = ndd.resize(images, device="cpu", resize_x=24, resize_y=24, interp_type=types.INTERP_LINEAR)
+                    output = ndd.crop_mirror_normalize(images, device="cpu", dtype=types.FLOAT, crop=(16, 16), mean=[128.0, 128.0, 128.0], std=[1.0, 1.0, 1.0]
+                    )
+                    outputs = (output, labels)
+                yield outputs
+
+    return batches()
 
 
 def CaffeReadPipeline(batch_size, num_threads, device_id, shard_id, num_gpus, data_dir, *, seed=12):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     reader = ndd.readers.Caffe(path=os.path.join(data_dir, "caffe_lmdb"), shard_id=shard_id, num_shards=num_gpus)
-    while True:
-        for images, labels in reader.next_epoch(batch_size=batch_size):
-            with ctx:
-                images = ndd.decoders.image(images, device="cpu", output_type=types.RGB)
-                images = ndd.resize(images, device="cpu", resize_x=24, resize_y=24, interp_type=types.INTERP_LINEAR)
-                output = ndd.crop_mirror_normalize(images, device="cpu", dtype=types.FLOAT, crop=(16, 16), mean=[128.0, 128.0, 128.0], std=[1.0, 1.0, 1.0]
-                )
-                outputs = (output, labels)
-            yield outputs
+
+    # the code above runs when the pipeline is made, as in pipeline mode
+    def batches():
+        while True:
+            for images, labels in reader.next_epoch(batch_size=batch_size):
+                with ctx:
+                    images = ndd.decoders.image(images, device="cpu", output_type=types.RGB)
+                    images = ndd.resize(images, device="cpu", resize_x=24, resize_y=24, interp_type=types.INTERP_LINEAR)
+                    output = ndd.crop_mirror_normalize(images, device="cpu", dtype=types.FLOAT, crop=(16, 16), mean=[128.0, 128.0, 128.0], std=[1.0, 1.0, 1.0]
+                    )
+                    outputs = (output, labels)
+                yield outputs
+
+    return batches()
 
 
 def FileReadPipeline(batch_size, num_threads, device_id, shard_id, num_gpus, data_dir, *, seed=12):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     reader = ndd.readers.File(file_root=os.path.join(data_dir, "images"))
-    while True:
-        for images, labels in reader.next_epoch(batch_size=batch_size):
-            with ctx:
-                images = ndd.decoders.image(images, device="cpu", output_type=types.RGB)
-                images = ndd.resize(images, device="cpu", resize_x=24, resize_y=24, interp_type=types.INTERP_LINEAR)
-                output = ndd.crop_mirror_normalize(images, device="cpu", dtype=types.FLOAT, crop=(16, 16), mean=[128.0, 128.0, 128.0], std=[1.0, 1.0, 1.0]
-                )
-                outputs = (output, labels)
-            yield outputs
+
+    # the code above runs when the pipeline is made, as in pipeline mode
+    def batches():
+        while True:
+            for images, labels in reader.next_epoch(batch_size=batch_size):
+                with ctx:
+                    images = ndd.decoders.image(images, device="cpu", output_type=types.RGB)
+                    images = ndd.resize(images, device="cpu", resize_x=24, resize_y=24, interp_type=types.INTERP_LINEAR)
+                    output = ndd.crop_mirror_normalize(images, device="cpu", dtype=types.FLOAT, crop=(16, 16), mean=[128.0, 128.0, 128.0], std=[1.0, 1.0, 1.0]
+                    )
+                    outputs = (output, labels)
+                yield outputs
+
+    return batches()
 
 
 def TFRecordPipeline(batch_size, num_threads, device_id, shard_id, num_gpus, data_dir, *, seed=12):
@@ -239,17 +254,22 @@ def TFRecordPipeline(batch_size, num_threads, device_id, shard_id, num_gpus, dat
             "image/encoded": tfrec.FixedLenFeature((), tfrec.string, ""),
             "image/class/label": tfrec.FixedLenFeature([1], tfrec.int64, -1),
         })
-    while True:
-        for inputs in reader.next_epoch(batch_size=batch_size):
-            with ctx:
-                images = inputs["image/encoded"]
-                labels = inputs["image/class/label"]
-                images = ndd.decoders.image(images, device="cpu", output_type=types.RGB)
-                images = ndd.resize(images, device="cpu", resize_x=24, resize_y=24, interp_type=types.INTERP_LINEAR)
-                output = ndd.crop_mirror_normalize(images, device="cpu", dtype=types.FLOAT, crop=(16, 16), mean=[128.0, 128.0, 128.0], std=[1.0, 1.0, 1.0]
-                )
-                outputs = (output, labels)
-            yield outputs
+
+    # the code above runs when the pipeline is made, as in pipeline mode
+    def batches():
+        while True:
+            for inputs in reader.next_epoch(batch_size=batch_size):
+                with ctx:
+                    images = inputs["image/encoded"]
+                    labels = inputs["image/class/label"]
+                    images = ndd.decoders.image(images, device="cpu", output_type=types.RGB)
+                    images = ndd.resize(images, device="cpu", resize_x=24, resize_y=24, interp_type=types.INTERP_LINEAR)
+                    output = ndd.crop_mirror_normalize(images, device="cpu", dtype=types.FLOAT, crop=(16, 16), mean=[128.0, 128.0, 128.0], std=[1.0, 1.0, 1.0]
+                    )
+                    outputs = (output, labels)
+                yield outputs
+
+    return batches()
 
 
 def main(data_dir):

@@ -30,11 +30,16 @@ def example_reshape(input_data, *, batch_size=3, num_threads=2, device_id=None, 
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     np.random.seed(1234)
     source = input_data
-    for source_data in map(lambda i: [source() for j in range(batch_size)], itertools.count()):
-        with ctx:
-            inp = ndd.as_batch(source_data, dtype=types.INT32)
-            outputs_2 = inp, ndd.reshape(inp, shape=[5, 5], layout="HW")
-        yield outputs_2
+
+    # the code above runs when the pipeline is made, as in pipeline mode
+    def batches():
+        for source_data in map(lambda i: [source() for j in range(batch_size)], itertools.count()):
+            with ctx:
+                inp = ndd.as_batch(source_data, dtype=types.INT32)
+                outputs_2 = inp, ndd.reshape(inp, shape=[5, 5], layout="HW")
+            yield outputs_2
+
+    return batches()
 
 
 pipe = example_reshape(lambda: np.random.randint(0, 10, size=[25], dtype=np.int32))

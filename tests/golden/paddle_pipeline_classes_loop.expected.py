@@ -217,12 +217,17 @@ BATCH_SIZE = 3  # batch size per GPU
 def FileReadPipeline(batch_size, num_threads, device_id, num_gpus, data_dir, *, seed=12):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     reader = ndd.readers.File(file_root=os.path.join(data_dir, "images"))
-    while True:
-        for images, labels in reader.next_epoch(batch_size=batch_size):
-            with ctx:
-                images = ndd.decoders.image(images, device="cpu", output_type=types.RGB)
-                outputs = (ndd.resize(images, device="cpu", resize_x=20, resize_y=20), labels)
-            yield outputs
+
+    # the code above runs when the pipeline is made, as in pipeline mode
+    def batches():
+        while True:
+            for images, labels in reader.next_epoch(batch_size=batch_size):
+                with ctx:
+                    images = ndd.decoders.image(images, device="cpu", output_type=types.RGB)
+                    outputs = (ndd.resize(images, device="cpu", resize_x=20, resize_y=20), labels)
+                yield outputs
+
+    return batches()
 
 
 def TFRecordPipeline(batch_size, num_threads, device_id, num_gpus, data_dir, *, seed=12):
@@ -231,14 +236,19 @@ def TFRecordPipeline(batch_size, num_threads, device_id, num_gpus, data_dir, *, 
             "image/encoded": tfrec.FixedLenFeature((), tfrec.string, ""),
             "image/class/label": tfrec.FixedLenFeature([1], tfrec.int64, -1),
         })
-    while True:
-        for inputs in reader.next_epoch(batch_size=batch_size):
-            with ctx:
-                inputs_2 = inputs["image/encoded"]
-                labels = inputs["image/class/label"]
-                images = ndd.decoders.image(inputs_2, device="cpu", output_type=types.RGB)
-                outputs = (ndd.resize(images, device="cpu", resize_x=20, resize_y=20), labels)
-            yield outputs
+
+    # the code above runs when the pipeline is made, as in pipeline mode
+    def batches():
+        while True:
+            for inputs in reader.next_epoch(batch_size=batch_size):
+                with ctx:
+                    inputs_2 = inputs["image/encoded"]
+                    labels = inputs["image/class/label"]
+                    images = ndd.decoders.image(inputs_2, device="cpu", output_type=types.RGB)
+                    outputs = (ndd.resize(images, device="cpu", resize_x=20, resize_y=20), labels)
+                yield outputs
+
+    return batches()
 
 
 def check_readers(data_dir, iterations=32):

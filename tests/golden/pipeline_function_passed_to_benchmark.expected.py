@@ -14,13 +14,18 @@ def pipeline_box(file_root, device="gpu", window_size=3, *, batch_size, num_thre
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     reader = ndd.readers.File(file_root=file_root)
     filters = np.full((window_size, window_size), 1. / (window_size ** 2), dtype=np.float32)
-    while True:
-        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
-            with ctx:
-                images = ndd.decoders.image(jpegs, device="cpu" if device == "cpu" else "gpu", output_type=types.RGB)
-                edges = ndd.filter(images, filters)
-                outputs = edges, labels
-            yield outputs
+
+    # the code above runs when the pipeline is made, as in pipeline mode
+    def batches():
+        while True:
+            for jpegs, labels in reader.next_epoch(batch_size=batch_size):
+                with ctx:
+                    images = ndd.decoders.image(jpegs, device="cpu" if device == "cpu" else "gpu", output_type=types.RGB)
+                    edges = ndd.filter(images, filters)
+                    outputs = edges, labels
+                yield outputs
+
+    return batches()
 
 
 def pipeline_gb(file_root, device="gpu", window_size=3, *, batch_size, num_threads=None, device_id=None, seed=None):

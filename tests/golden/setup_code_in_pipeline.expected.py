@@ -14,11 +14,16 @@ def normalize_pipe(root, size=32, *, batch_size=4, num_threads=1, device_id=None
     std = [s * 255 for s in STD]
     root = os.path.abspath(root)
     reader = ndd.readers.File(file_root=root)
-    while True:
-        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
-            with ctx:
-                images = ndd.decoders.image(jpegs, output_type=types.RGB)
-                images = ndd.resize(images, resize_x=size, resize_y=size)
-                images = ndd.crop_mirror_normalize(images, mean=mean, std=std, dtype=types.FLOAT, output_layout="HWC")
-                outputs = images, labels
-            yield outputs
+
+    # the code above runs when the pipeline is made, as in pipeline mode
+    def batches():
+        while True:
+            for jpegs, labels in reader.next_epoch(batch_size=batch_size):
+                with ctx:
+                    images = ndd.decoders.image(jpegs, output_type=types.RGB)
+                    images = ndd.resize(images, resize_x=size, resize_y=size)
+                    images = ndd.crop_mirror_normalize(images, mean=mean, std=std, dtype=types.FLOAT, output_layout="HWC")
+                    outputs = images, labels
+                yield outputs
+
+    return batches()

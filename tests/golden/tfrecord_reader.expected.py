@@ -13,10 +13,15 @@ def tfrecord_pipe(path, index_path, *, batch_size=4, num_threads=2, device_id=No
             "image/class/label": tfrec.FixedLenFeature([1], tfrec.int64, -1),
         },
     )
-    while True:
-        for inputs in reader.next_epoch(batch_size=batch_size):
-            with ctx:
-                images = ndd.decoders.image(inputs["image/encoded"])
-                images = ndd.resize(images, resize_x=28, resize_y=28)
-                outputs = images, inputs["image/class/label"]
-            yield outputs
+
+    # the code above runs when the pipeline is made, as in pipeline mode
+    def batches():
+        while True:
+            for inputs in reader.next_epoch(batch_size=batch_size):
+                with ctx:
+                    images = ndd.decoders.image(inputs["image/encoded"])
+                    images = ndd.resize(images, resize_x=28, resize_y=28)
+                    outputs = images, inputs["image/class/label"]
+                yield outputs
+
+    return batches()

@@ -28,11 +28,16 @@ def binary_pipeline(operation, left_type, right_type):
         dtype = dali_type(left_type)
         dtype_2 = dali_type(right_type)
         source_2 = lambda: sample_pair(left_type, right_type)
-        for source_data in map(lambda i: source_2(), itertools.count()):
-            with ctx:
-                left, right = ndd.as_batch(source_data[0], dtype=dtype), ndd.as_batch(source_data[1], dtype=dtype_2)
-                outputs = left, right, operation(left, right)
-            yield outputs
+
+        # the code above runs when the pipeline is made, as in pipeline mode
+        def batches():
+            for source_data in map(lambda i: source_2(), itertools.count()):
+                with ctx:
+                    left, right = ndd.as_batch(source_data[0], dtype=dtype), ndd.as_batch(source_data[1], dtype=dtype_2)
+                    outputs = left, right, operation(left, right)
+                yield outputs
+
+        return batches()
 
     pipe = pipe_batches()
     return pipe

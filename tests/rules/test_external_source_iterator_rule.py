@@ -152,9 +152,9 @@ loader = DALIClassificationIterator(pipe, size=6, last_batch_policy=LastBatchPol
     # the MXNet plugin's LastBatchPolicy is base_iterator's, as the Paddle docs' example imports it
     assert "dali-migrate:" not in out
     assert (
-        "        except StopIteration:\n"
-        "            yield None  # the source's end: pipe.run() raised StopIteration here; next() starts it again, as after pipe.reset()\n"
-        "            continue\n"
+        "            except StopIteration:\n"
+        "                yield None  # the source's end: pipe.run() raised StopIteration here; next() starts it again, as after pipe.reset()\n"
+        "                continue\n"
     ) in out
     assert 'DaliPaddleSourceIterator(PrefetchedPipeline(pipe), ["data", "label"], batch_size=2, size=6, last_batch_policy="PARTIAL")' in out
 

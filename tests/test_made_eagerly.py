@@ -1,0 +1,83 @@
+"""A pipeline runs its own code when it is made; the converted code runs it then too.
+
+MKFMIKU/RAW2RGBNet's loader shuffles its file list with Python's `random` in a Pipeline
+subclass's __init__. Made in one order and first used in another, each pipeline keeps the shuffle
+it got when it was made: the converted code must give each the same batches (a generator
+function would shuffle at the first next(), in the order of use)."""
+
+import importlib.util
+import sys
+
+import pytest
+
+pytest.importorskip("nvidia.dali")
+
+from dali_migrate.engine import convert_source  # noqa: E402
+
+SOURCE = '''\
+import random
+
+import numpy as np
+import nvidia.dali.ops as ops
+from nvidia.dali.pipeline import Pipeline
+
+
+class ShuffledFeed(Pipeline):
+    def __init__(self, batch_size, num_threads, device_id, n):
+        super().__init__(batch_size, num_threads, device_id, seed=1)
+        order = list(range(n))
+        random.shuffle(order)
+        self.order = iter(order * 100)
+        self.input = ops.ExternalSource()
+
+    def define_graph(self):
+        self.data = self.input()
+        return self.data
+
+    def iter_setup(self):
+        self.feed_input(self.data, [np.array([next(self.order)]) for _ in range(self.batch_size)])
+
+
+def first_batches():
+    random.seed(0)
+    train = ShuffledFeed(4, 1, None, 10)
+    val = ShuffledFeed(4, 1, None, 10)
+    val.build()
+    train.build()
+    v = [int(x[0]) for x in np.array(val.run()[0].as_tensor())]  # val used first
+    t = [int(x[0]) for x in np.array(train.run()[0].as_tensor())]
+    return t, v
+'''
+
+
+def _load(tmp_path, name, text):
+    path = tmp_path / f"{name}.py"
+    path.write_text(text)
+    spec = importlib.util.spec_from_file_location(f"_made_eagerly_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.modules.pop(spec.name, None)
+    return module
+
+
+def test_each_pipeline_keeps_the_shuffle_it_was_made_with(tmp_path):
+    result = convert_source(SOURCE)
+    assert not result.markers, result.output
+    assert "def batches():" in result.output
+    want = _load(tmp_path, "original", SOURCE).first_batches()
+    got = _load(tmp_path, "converted", result.output).first_batches()
+    assert want == got
+    assert want[0] != want[1]  # the two shuffles differ: the order they are made in matters
+
+
+def test_an_error_in_the_pipelines_own_code_comes_when_it_is_made():
+    source = SOURCE.replace("        order = list(range(n))\n", "        if n < 1:\n            raise ValueError('n')\n        order = list(range(n))\n")
+    result = convert_source(source)
+    assert not result.markers, result.output
+    namespace: dict = {}
+    exec(compile(result.output, "<converted>", "exec"), namespace)  # noqa: S102 - code converted here
+    with pytest.raises(ValueError):
+        namespace["ShuffledFeed"](4, 1, None, 0)  # not at next(): made, as Pipeline.__init__ raised
