@@ -181,8 +181,11 @@ def _convert_with_legacy(module: cst.Module, names, config: Config, used_elsewhe
             break
     converter.left += len(reasons)  # legacy pipelines left as they were count as left too
     fed = tf_consumers.fed_to_tf(module, names, parents_mod.build(module)) if reasons and tf_consumers.may_feed_tf(names) else {}
+    given: set = set()  # anchors found for earlier pipelines (the same lines may make two)
     for item, why in reasons.values():
-        anchor = item.find_anchor(converter.module)
+        anchor = item.find_anchor(converter.module, frozenset(given))
+        if anchor is not None:
+            given.add(id(anchor))
         use = fed.get(item.name) if item.kind == "class" else fed.get(id(_pipeline_call(item.find_anchor(module))))
         if use is not None:
             why = [use.reason()]  # TensorFlow runs it: why else it would not convert does not matter

@@ -57,7 +57,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from dali_migrate import cst_walk, helper_hoisting
-from dali_migrate.cst_util import attr_chain, code, first_line, fresh_name, kwarg, names_in
+from dali_migrate.cst_util import attr_chain, code, first_line, fresh_name, kwarg, names_in, one_line
 from dali_migrate.dali_imports import PIPELINE_CLASS
 
 #: decorator name of a synthesized pipeline (never written out: conversion replaces it)
@@ -82,8 +82,10 @@ class Legacy:
     #: ``pipe = Pipeline(...)`` line for each pipeline, their graphs tell them apart
     block: Optional[cst.CSTNode] = None
 
-    def find_anchor(self, module: cst.Module):
-        """The anchor's counterpart in ``module`` (transformers rebuild nodes, so not by identity)."""
+    def find_anchor(self, module: cst.Module, taken: frozenset = frozenset()):
+        """The anchor's counterpart in ``module`` (transformers rebuild nodes, so not by identity).
+        ``taken``: ids of counterparts already given to other pipelines written the very same way
+        (two functions that each make `pipe` with the same lines), passed over."""
         from dali_migrate import cst_walk
 
         if isinstance(self.anchor, cst.ClassDef):
@@ -95,14 +97,14 @@ class Legacy:
         # generating every statement's code did not
         first = None
         for n in cst_walk.walk(module):
-            if type(n) is cst.SimpleStatementLine and n.deep_equals(self.anchor):
+            if type(n) is cst.SimpleStatementLine and id(n) not in taken and n.deep_equals(self.anchor):
                 if self.block is None:
                     return n
                 first = first or n
             elif self.block is not None and type(n) in (cst.Module, cst.IndentedBlock):
                 body = list(n.body)
                 for k, stmt in enumerate(body):
-                    if type(stmt) is cst.SimpleStatementLine and stmt.deep_equals(self.anchor):
+                    if type(stmt) is cst.SimpleStatementLine and id(stmt) not in taken and stmt.deep_equals(self.anchor):
                         var = code(self.anchor.body[0].targets[0].target)
                         block = next((s for s in body[k + 1 :] if _with_block(s, var)), None)
                         if block is not None and block.deep_equals(self.block):
@@ -163,6 +165,42 @@ def _with_block(stmt, var: str) -> bool:
         and m.matches(stmt.items[0].item, m.Name(var))
         and stmt.items[0].asname is None
     )
+
+
+def _mentions_set_outputs(stmt, var: str) -> bool:
+    return any(m.matches(n, m.Attribute(value=m.Name(var), attr=m.Name("set_outputs"))) for n in cst_walk.walk(stmt))
+
+
+def with_pipeline_reason(call: cst.Call, parents) -> Optional[str]:
+    """Why ``call`` (a ``Pipeline(...)``) is not converted as a ``with pipe:`` graph
+    (:func:`rewrite_with_blocks` takes ``pipe = Pipeline(...)``, a ``with pipe:`` block later in the
+    same block of statements, ending with ``pipe.set_outputs(...)`` or followed by it), or None."""
+    stmt = parents.statement(call)
+    assign = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+    if not (isinstance(assign, cst.Assign) and assign.value is call and len(assign.targets) == 1):
+        return None
+    target = assign.targets[0].target
+    if not isinstance(target, cst.Name):
+        return (f"the pipeline is kept in `{code(target)}`, not in a variable: dali-migrate converts "
+                f"`pipe = Pipeline(...)` with `with pipe:`; make it in a variable first, or convert by hand")
+    var = target.value
+    if _kwargs_from_pipeline_call(call) is None:
+        return "Pipeline(...) gets *args/**kwargs or positional arguments past the settings: convert by hand"
+    block = parents.of(stmt)
+    body = list(block.body) if isinstance(block, (cst.Module, cst.IndentedBlock)) else []
+    k = next((i for i, s in enumerate(body) if s is stmt), None)
+    j = next((i for i in range(k + 1, len(body)) if _with_block(body[i], var)), None) if k is not None else None
+    if j is None:
+        return f"no `with {var}:` block follows Pipeline(...) in the same block of statements: convert by hand"
+    inner = list(body[j].body.body) if isinstance(body[j].body, cst.IndentedBlock) else []
+    for s in [*inner, *body[j + 1 : j + 2]]:
+        for n in cst_walk.walk(s):
+            if type(n) is cst.Call and m.matches(n.func, m.Attribute(value=m.Name(var), attr=m.Name("set_outputs"))) and any(
+                    a.star or a.keyword for a in n.args):
+                return f"`{one_line(n)}`: which outputs it gets cannot be seen (starred or keyword arguments): convert by hand"
+    if any(_mentions_set_outputs(s, var) for s in inner):
+        return f"{var}.set_outputs(...) is not the last statement of the `with {var}:` block: convert by hand"
+    return f"the `with {var}:` block neither ends with {var}.set_outputs(...) nor is followed by it: convert by hand"
 
 
 def _set_outputs(stmt, var: str) -> Optional[list]:
@@ -388,6 +426,13 @@ def rewrite_with_blocks(body: list, names, taken: set, found: list, skip: set) -
         with_stmt = out[j]
         inner = list(with_stmt.body.body) if isinstance(with_stmt.body, cst.IndentedBlock) else []
         outputs = _set_outputs(inner[-1], var) if inner else None
+        if outputs is None and j + 1 < len(out) and _set_outputs(out[j + 1], var) is not None and not any(
+                _mentions_set_outputs(s, var) for s in inner):
+            # `pipe.set_outputs(...)` right after the block: the graph's outputs all the same
+            inner.append(out[j + 1])
+            outputs = _set_outputs(out[j + 1], var)
+            with_stmt = with_stmt.with_changes(body=with_stmt.body.with_changes(body=inner))
+            out[j : j + 2] = [with_stmt]
         kwargs = _kwargs_from_pipeline_call(call)
         name = f"{var}_batches"
         if name in taken:
@@ -1733,6 +1778,9 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
         if isinstance(stmt, cst.If) and self_name in names_in(stmt) and settings is not None:
             setup.extend(_choose_operators(stmt, len(choices)))
             continue
+        if settings is not None and m.matches(stmt, m.SimpleStatementLine(body=[m.Expr(m.Call(
+                func=m.Attribute(value=m.Name(self_name), attr=m.Name("build")), args=[]))])):
+            continue  # self.build() (Lightning's DALI example): a converted pipeline needs no build
         if self_name in names_in(stmt):
             # a marker is one line: the statement's first, without the comments above it
             first = first_line(stmt)

@@ -703,6 +703,9 @@ def _classify_return(info: PipelineInfo, catalog: Catalog, names: DaliNames) -> 
             if kind is not None:
                 info.returns_tuple = kind == "tuple"
                 return
+        if binding is None and _unpacked_from_operator(info, value.value, names):
+            info.returns_tuple = False  # `files, labels = fn.readers.file(...)`: each name is one output
+            return
         if binding is None:
             info.blockers.append(f"cannot tell whether `{value.value}` is one output or several: convert by hand")
             return
@@ -733,6 +736,22 @@ def _synthetic(dec: cst.Decorator) -> bool:
 
     target = dec.decorator.func if isinstance(dec.decorator, cst.Call) else dec.decorator
     return m.matches(target, m.Name(SYNTHETIC_DECORATOR))
+
+
+def _unpacked_from_operator(info: PipelineInfo, name: str, names: DaliNames) -> bool:
+    """Whether ``name`` is last bound, at the top level, by unpacking an operator's outputs
+    (``files, labels = fn.readers.file(...)``): it then holds one of them, one DataNode."""
+    last = None
+    for stmt in info.statements:
+        if name in _assigned_names(stmt):
+            last = stmt
+    if not (isinstance(last, cst.SimpleStatementLine) and len(last.body) == 1 and isinstance(last.body[0], cst.Assign)
+            and len(last.body[0].targets) == 1):
+        return False
+    target, value = last.body[0].targets[0].target, last.body[0].value
+    return (isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, cst.Call) and names.fn_op(value.func) is not None
+            and all(isinstance(e, cst.Element) and isinstance(e.value, cst.Name) for e in target.elements)
+            and any(e.value.value == name for e in target.elements))
 
 
 def _binding_of(info: PipelineInfo, name: str) -> Optional[cst.BaseExpression]:

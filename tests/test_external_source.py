@@ -85,3 +85,28 @@ def test_same_batches_and_same_end(case, name, kwargs, runs, stops, fixture_data
                 a, b = np.asarray(x.at(k)), np.asarray(y.select(k))
                 assert a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b), (i, k)
     assert seen_stops == stops
+
+
+def test_source_made_by_the_caller_and_passed_to_a_pipeline_class(tmp_path):
+    # legacy_source_passed_in: `eii = ExternalInputIterator(bs)` then `ExternalSourcePipeline(external_iterator=eii, ...)`,
+    # read through DALIClassificationIterator(auto_reset=True) for three epochs
+    import warnings
+
+    torch = pytest.importorskip("torch")  # noqa: F841 - the iterators yield torch tensors
+    original = _load(GOLDEN / "legacy_source_passed_in.py", tmp_path, "source_passed_in_original")
+    converted = _load(GOLDEN / "legacy_source_passed_in.expected.py", tmp_path, "source_passed_in_converted")
+
+    def epochs(module):
+        it = module.make_loader(2, 6)
+        seen = []
+        for _ in range(3):
+            seen += [(d[0]["data"].numpy().tolist(), d[0]["label"].numpy().tolist()) for d in it]
+            seen.append("end of epoch")
+        return seen
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = epochs(original)
+    got = epochs(converted)
+    assert any(isinstance(x, tuple) for x in want)
+    assert got == want

@@ -530,3 +530,22 @@ def test_reader_name_argument_changed_before_the_iterator_is_marked():
     )
     result = convert_source(source)
     assert any("reader_name" in m.reason for m in result.markers), result.output
+
+
+def test_reader_name_none_written_out_is_no_reader_name(tmp_path, fixture_data):
+    # blackyyen9596's loader: `reader_name=None` beside size=, the iterator's default spelled out
+    source = WITH_NAME_SOURCE.format(threads=ndd.get_num_threads()).replace(
+        'name=name, pad_last_batch=True', 'name="Reader", pad_last_batch=True').replace(
+        "DALIClassificationIterator(pipelines=[pipe], reader_name=name,",
+        'DALIClassificationIterator(pipelines=[pipe], size=pipe.epoch_size("Reader"), reader_name=None,')
+    assert "reader_name=None" in source
+    result = convert_source(source)
+    assert not result.markers, result.output
+    assert "reader_name" not in result.output.split("def loader")[1]
+    original = _load(tmp_path, "original_none_name", to_cpu(source))
+    converted = _load(tmp_path, "converted_none_name", to_cpu(result.output))
+    root = str(fixture_data / "images")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = original.epochs(root, 2)
+    _same(want, converted.epochs(root, 2))

@@ -222,7 +222,7 @@ def _source_kind(expr, module, pipeline):
     if (
         isinstance(expr, cst.Name)
         and pipeline is not None
-        and not _synthesized(pipeline)
+        and not _captured(pipeline, expr.value)
         and expr.value in _param_names(pipeline)
     ):
         return _parameter_kind(expr.value, module, pipeline)
@@ -453,6 +453,15 @@ def _local_shared_reason(name: str) -> str:
     )
 
 
+def _captured(func, name: str) -> bool:
+    """``name`` is a source a ``with pipe:`` graph captured (legacy.py makes it a parameter whose
+    default is the name itself); a converted class's constructor parameters are its callers'."""
+    if not _synthesized(func):
+        return False
+    p = func.params
+    return any(q.name.value == name and m.matches(q.default, m.Name(name)) for q in [*p.posonly_params, *p.params, *p.kwonly_params])
+
+
 def _synthesized(func) -> bool:
     """A pipeline that dali_migrate/legacy.py made from a class or a ``with pipe:`` block: its
     parameters are the class's constructor's, or the sources it captured (captured_def)."""
@@ -516,7 +525,9 @@ def _parameter_kind(name: str, module, pipeline):
 def _made_by_factory(name: str, call, scopes: tuple, module):
     """The kind of the source ``call`` (a call of the pipeline) passes as ``name``, a variable of
     the function the call is in that it binds once, to what a function of the file returns
-    (:func:`_factory_kind`): ``source = synth_imgs_data(...)`` in DALI's conv_perf notebook. None
+    (:func:`_factory_kind`): ``source = synth_imgs_data(...)`` in DALI's conv_perf notebook; or to
+    an instance of a class of the file (``eii = ExternalInputIterator(batch_size)``, then
+    ``ExternalSourcePipeline(external_iterator=eii, ...)`` in DALI's external source examples). None
     where it is not that form.
 
     The variable is read only by the call that passes it on, and that call runs once per binding
@@ -534,7 +545,15 @@ def _made_by_factory(name: str, call, scopes: tuple, module):
         return None
     if not _loops_to(call, scope) <= _loops_to(found[0], scope):
         return None
-    return _factory_kind(found[0].value, scopes, module)
+    made = found[0].value
+    kind = _factory_kind(made, scopes, module)
+    if kind is None and isinstance(made.func, cst.Name) and not any(_binds(s, made.func.value) for s in scopes[:-1]):
+        d = _top_def(module, made.func.value)
+        if isinstance(d, cst.ClassDef) and _binding_count(module, made.func.value) == 1 and _binding_count(scope, made.func.value) == 0:
+            kind = _class_kind(d, made.func.value)  # (None where its methods do not tell)
+            if isinstance(kind, str):
+                return None
+    return kind
 
 
 def _loops_to(node, scope) -> set:

@@ -183,10 +183,34 @@ def _unconverted_pipeline(call: cst.Call, module: cst.Module, parents, names, co
     for stmt in module.body:
         if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) and stmt.name.value == callee:
             if isinstance(stmt, cst.ClassDef):
-                pipeline = any(names.qualify(b.value) in PIPELINE_CLASS for b in stmt.bases)
-                return f"({what}, {callee}, is not converted: its marker says why)" if pipeline else None
+                return f"({what}, {callee}, is not converted: its marker says why)" if _pipeline_class(stmt, module, names) else None
             return _made_by_function(stmt, f"{callee}()", what, names)
+    nested = [c for c in parents.find(cst.ClassDef) if c.name.value == callee]
+    if len(nested) == 1 and _pipeline_class(nested[0], module, names):  # (under an `if`, in a function)
+        return f"({what}, {callee}, is not converted: its marker says why)"
     return _class_variable(callee, scope, module, parents, names, converted, what)
+
+
+def _pipeline_class(cls: cst.ClassDef, module: cst.Module, names, seen: frozenset = frozenset()) -> bool:
+    """Whether ``cls`` derives from DALI's Pipeline, directly or through classes of the module."""
+    for base in cls.bases:
+        if names.qualify(base.value) in PIPELINE_CLASS:
+            return True
+        if isinstance(base.value, cst.Name) and base.value.value not in seen:
+            found = [s for s in module.body if isinstance(s, cst.ClassDef) and s.name.value == base.value.value]
+            if len(found) == 1 and _pipeline_class(found[0], module, names, seen | {cls.name.value}):
+                return True
+    return False
+
+
+def _nested_in(cls: cst.ClassDef, parents) -> Optional[str]:
+    """What holds ``cls`` when it is not a statement of the module itself (``a function``, ...)."""
+    holder = parents.of(parents.of(cls))
+    if holder is None or isinstance(parents.of(cls), cst.Module):
+        return None
+    kinds = {cst.FunctionDef: "a function", cst.ClassDef: "a class", cst.If: "an `if`", cst.Try: "a `try`",
+             cst.With: "a `with` block", cst.For: "a loop", cst.While: "a loop", cst.Else: "an `else`"}
+    return kinds.get(type(holder), "another statement")
 
 
 def _starred(call: cst.Call, scope):
@@ -337,8 +361,12 @@ def _find(module: cst.Module, names, parents, converted: set) -> list:
         if any(names.qualify(b.value) in PIPELINE_CLASS or dotted(b.value) in pipeline_classes for b in cls.bases):
             pipeline_classes.add(cls.name.value)
             marked_classes.add(id(cls))
-            mark(cls, "Pipeline subclass (ops + define_graph): not converted yet; rewrite define_graph as a loop over ndd calls by hand")
+            where = _nested_in(cls, parents)
+            mark(cls, f"Pipeline subclass (ops + define_graph), not converted: it is defined inside {where}; dali-migrate converts "
+                      f"Pipeline subclasses defined at the top level of a file: move it there, or convert by hand" if where else
+                 "Pipeline subclass (ops + define_graph): not converted yet; rewrite define_graph as a loop over ndd calls by hand")
         elif (cls.bases and not any(dotted(b.value) in defined_classes for b in cls.bases)
+              and not all(dotted(b.value) == "object" for b in cls.bases)
               and _pipeline_shaped(cls) and _uses_dali(cls, names)):
             # `class TrainPipeline(GenericPipeline)` with GenericPipeline imported from the project:
             # most likely a Pipeline, which a run over this file alone would otherwise pass by in silence
@@ -365,7 +393,11 @@ def _find(module: cst.Module, names, parents, converted: set) -> list:
             if use is not None:
                 mark(call, f"Pipeline(...) built by hand: {use.reason()}")
             else:
-                mark(call, "Pipeline(...) built by hand (with pipe: / set_outputs): not converted yet; rewrite as a loop over ndd calls by hand")
+                from dali_migrate.legacy import with_pipeline_reason
+
+                why = with_pipeline_reason(call, parents)
+                mark(call, f"Pipeline(...) built by hand (with pipe: / set_outputs), not converted: {why}" if why else
+                     "Pipeline(...) built by hand (with pipe: / set_outputs): not converted yet; rewrite as a loop over ndd calls by hand")
         elif q.startswith(OPS + "."):
             mark(call, f"legacy operator {q[len('nvidia.dali.'):]}: not converted yet; use the ndd function of the same operator")
         elif _framework_hint(q) is not None:
@@ -424,7 +456,8 @@ def _pipeline_shaped(cls: cst.ClassDef) -> bool:
         if isinstance(s, cst.FunctionDef) and s.name.value == "define_graph":
             return True
         if isinstance(s, cst.FunctionDef) and s.name.value == "__init__":
-            for call in cst_walk.walk(s):
+            # (not a class or function it defines: gluon-detector's __init__ makes a Pipeline of its own)
+            for call in cst_walk.walk(s.body, not_into=(cst.ClassDef, cst.FunctionDef, cst.Lambda)):
                 if (type(call) is cst.Call and type(call.func) is cst.Attribute and call.func.attr.value == "__init__"
                         and {"batch_size", "num_threads"} <= {n for a in call.args for n in cst_walk.names(a)}):
                     return True

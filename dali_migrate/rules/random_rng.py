@@ -16,9 +16,18 @@ def _blocker(call, op, ctx):
     if kwarg(call, "rng") is not None:
         return None
     seed = kwarg(call, "seed")
-    if seed is not None and names_in(seed.value) - ctx.setup_names - _BUILTINS:
+    read = names_in(seed.value) - ctx.setup_names - _BUILTINS if seed is not None else set()
+    if read and (ctx.pipeline is None or read & _bound_in(ctx.pipeline)):
         return f"fn.{op.fn_name}: its seed= depends on values computed per iteration; create an ndd.random.RNG for it by hand"
     return None
+
+
+def _bound_in(info) -> set:
+    """The names the pipeline's body binds (those it does not bind, ``self`` of the method around
+    it or a module's constant, hold when the RNG is made what they held when the pipeline was)."""
+    from dali_migrate.pipeline_analysis import _assigned_names
+
+    return set().union(*(_assigned_names(s) for s in info.statements))
 
 
 _BUILTINS = {"True", "False", "None", "int", "hash", "abs", "len"}

@@ -67,6 +67,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 import libcst as cst
+import libcst.matchers as m
 
 from dali_migrate import cst_walk, iterator_subclasses, pipe_lists
 from dali_migrate.cst_util import code, fresh_name, kwarg, names_in
@@ -216,6 +217,10 @@ SOURCE_EDITS = (
 )
 
 
+#: the iterators' parameters whose default is None: None written out is the same as none given
+_NONE_DEFAULTS = frozenset({"reader_name", "fill_last_batch"})
+
+
 def _args(call: cst.Call, kind: str, fw: Framework = TORCH):
     """{parameter: expression} as the iterator's signature binds them, or a reason."""
     params = fw.params[kind]
@@ -231,7 +236,7 @@ def _args(call: cst.Call, kind: str, fw: Framework = TORCH):
             if arg.keyword.value not in params:
                 return f"{_short(kind, fw)}(...) gets {arg.keyword.value}=, which dali-migrate does not know"
             bound[arg.keyword.value] = arg.value
-    return bound
+    return {k: v for k, v in bound.items() if not (k in _NONE_DEFAULTS and m.matches(v, m.Name("None")))}
 
 
 def _short(kind: str, fw: Framework = TORCH) -> str:

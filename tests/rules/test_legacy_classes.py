@@ -867,3 +867,23 @@ def test_the_same_operator_in_every_branch_needs_no_if():
     ''')
     assert "class P" not in out and "dali-migrate:" not in out
     assert out.count("ndd.decoders.image(") == 1 and "                if dali_cpu:" not in out
+
+
+def test_build_at_the_end_of_init_goes():
+    # Lightning's DALI example builds the pipeline in its own __init__
+    out = classes("""
+        class FilePipeline(Pipeline):
+            def __init__(self, batch_size, num_threads, device_id, data_dir):
+                super().__init__(batch_size, num_threads, device_id, seed=12)
+                self.input = ops.readers.File(file_root=data_dir, random_shuffle=True)
+                self.build()
+
+            def define_graph(self):
+                jpegs, labels = self.input(name="Reader")
+                return jpegs, labels
+
+
+        pipe = FilePipeline(2, 1, None, "d")
+        out = pipe.run()
+    """)
+    assert "def FilePipeline(" in out and "build" not in out and "out = next(pipe)" in out and "dali-migrate:" not in out

@@ -96,3 +96,44 @@ def test_golden_with_pipe_scripts_print_the_same_after_conversion():
         after = _run_script(golden / f"{name}.expected.py")
         assert "Output" in before or "Concatenation" in before
         assert before == after, name
+
+
+def test_set_outputs_right_after_the_block_is_the_graphs_end():
+    # deepglint/RWKV-CLIP: the block makes the nodes, the line after it names the outputs
+    out = convert("p = Pipeline(batch_size=2, num_threads=1, device_id=None)\nwith p:\n    a = fn.constant(idata=[1])\n"
+                  "    b = fn.constant(idata=[2])\np.set_outputs(a, b)\np.build()\nprint(p.run())\n", header=HEADER)
+    assert "def p_batches(" in out and "print(next(p))" in out and "set_outputs" not in out and "dali-migrate:" not in out
+
+
+def test_set_outputs_inside_the_block_and_after_it_is_not_taken_for_the_end():
+    out = convert("p = Pipeline(batch_size=2, num_threads=1, device_id=None)\nwith p:\n    a = fn.constant(idata=[1])\n"
+                  "    p.set_outputs(a)\n    b = fn.constant(idata=[2])\np.set_outputs(a, b)\n", header=HEADER)
+    assert "with p:" in out and "p.set_outputs(...) is not the last statement of the `with p:` block" in out
+
+
+def test_why_a_with_pipeline_is_not_converted_is_said():
+    for body, words in [
+        ("self_pipe = None\nclass L:\n    def __init__(self):\n        self.pipe = Pipeline(batch_size=2, num_threads=1, device_id=None)\n"
+         "        with self.pipe:\n            self.pipe.set_outputs(fn.constant(idata=[1]))\n",
+         "the pipeline is kept in `self.pipe`, not in a variable"),
+        ("p = Pipeline(batch_size=2, num_threads=1, device_id=None)\nwith p:\n    outs = (fn.constant(idata=[1]),)\n    p.set_outputs(*outs)\n",
+         "`p.set_outputs(*outs)`: which outputs it gets cannot be seen"),
+        ("p = Pipeline(batch_size=2, num_threads=1, device_id=None)\nuse(p)\n",
+         "no `with p:` block follows Pipeline(...) in the same block of statements"),
+        ("p = Pipeline(batch_size=2, num_threads=1, device_id=None)\nwith p:\n    a = fn.constant(idata=[1])\nprint(a)\n",
+         "the `with p:` block neither ends with p.set_outputs(...) nor is followed by it"),
+    ]:
+        out = convert(body, header=HEADER)
+        assert "not converted yet" not in out, body
+        assert words in out, (body, out)
+
+
+def test_two_pipelines_written_the_same_way_each_get_their_reason():
+    # two functions that each make `pipe` with the very same lines, and fail for one reason
+    block = ("def {f}(data_dir, seed=42):\n    pipe = Pipeline(batch_size=2, num_threads=1, device_id=None)\n    with pipe:\n"
+             "        jpegs, labels = fn.readers.file(file_root=data_dir, random_shuffle=True, seed=seed)\n"
+             "        pipe.set_outputs(jpegs, labels)\n    return pipe\n\n\n")
+    out = convert(block.format(f="train") + block.format(f="val"), header=HEADER)
+    reason = "the pipeline reads `seed` from outside it"
+    assert out.count(reason) == 2
+    assert out.index(reason) < out.index("def val(") < out.rindex(reason)

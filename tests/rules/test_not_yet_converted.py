@@ -251,3 +251,54 @@ def test_an_iterator_over_a_variable_holding_pipeline_classes_names_them():
     other = convert(_UNCONVERTED + "def loader(root, train):\n    pipe_class = TrainPipe if train else make_class()\n"
                     "    pipe = pipe_class(root, False)\n    return DALIClassificationIterator(pipe, reader_name='Reader')\n", header="")
     assert "holds" not in other
+
+
+def test_iterator_over_a_class_whose_base_is_a_pipeline_subclass_names_it():
+    # the class is left as it was (its marker says why): no call-site marker is written for it
+    out = convert(
+        "import nvidia.dali.ops as ops\nfrom nvidia.dali.pipeline import Pipeline\n"
+        "from nvidia.dali.plugin.pytorch import DALIGenericIterator\n\n\n"
+        "class Base(Pipeline):\n    def __init__(self, batch_size, num_threads, device_id, files):\n"
+        "        super().__init__(batch_size=batch_size, num_threads=num_threads, device_id=device_id)\n"
+        "        self.read = ops.readers.Numpy(files=files)\n\n\n"
+        "class Test(Base):\n    def __init__(self, files, **kwargs):\n        super().__init__(files=files, **kwargs)\n\n"
+        "    def define_graph(self):\n        return self.read(name='r')\n\n\n"
+        "def loader(files):\n    pipe = Test(files, batch_size=1, num_threads=2, device_id=0)\n"
+        "    return DALIGenericIterator(pipe, ['x'])\n"
+    )
+    assert "(its pipeline, Test, is not converted: its marker says why)" in out
+    assert "see the call-site marker" not in out
+
+
+def test_a_pipeline_class_defined_under_an_if_is_marked_with_where_it_is():
+    # ziplab/QTool: the class is defined only when DALI imports
+    out = convert(
+        "try:\n    from nvidia.dali.pipeline import Pipeline\n    from nvidia.dali.plugin.pytorch import DALIClassificationIterator\n"
+        "    import nvidia.dali.ops as ops\n    dali_enable = True\nexcept ImportError:\n    dali_enable = False\n\n"
+        "if dali_enable:\n    class HybridPipe(Pipeline):\n        def __init__(self, batch_size, num_threads, data_dir):\n"
+        "            super().__init__(batch_size, num_threads, 0, seed=12)\n"
+        "            self.input = ops.readers.File(file_root=data_dir)\n\n"
+        "        def define_graph(self):\n            jpegs, labels = self.input(name='Reader')\n            return jpegs, labels\n\n"
+        "    def dali_loader(batch_size, data_dir):\n        pipe = HybridPipe(batch_size, 4, data_dir)\n        pipe.build()\n"
+        "        return DALIClassificationIterator(pipe, size=pipe.epoch_size('Reader'))\n",
+        header="",
+    )
+    assert "it is defined inside an `if`; dali-migrate converts Pipeline subclasses defined at the top level" in out
+    assert "(its pipeline, HybridPipe, is not converted: its marker says why)" in out
+
+
+def test_a_class_based_on_object_that_makes_a_pipeline_inside_is_no_pipeline_subclass():
+    # gluon-detector: a helper class whose __init__ defines and builds a Pipeline of its own
+    out = convert(
+        "from nvidia import dali\nfrom nvidia.dali.pipeline import Pipeline\n\n\n"
+        "class COCOInput(object):\n    def __init__(self, file_root):\n"
+        "        self.input = dali.ops.readers.COCO(file_root=file_root, annotations_file='a.json')\n\n"
+        "        class Micro(Pipeline):\n            def __init__(self):\n"
+        "                super().__init__(batch_size=1, device_id=0, num_threads=1)\n"
+        "                self.input = dali.ops.readers.COCO(file_root=file_root, annotations_file='a.json')\n\n"
+        "            def define_graph(self):\n                return self.input(name='Reader')\n\n"
+        "        pipe = Micro()\n        pipe.build()\n        self._size = pipe.epoch_size(name='Reader')\n",
+        header="",
+    )
+    assert "COCOInput looks like a DALI Pipeline subclass" not in out
+    assert "it is defined inside a function" in out

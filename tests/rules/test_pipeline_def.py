@@ -260,3 +260,46 @@ def test_the_analysis_notes_each_reader_in_order():
         (1, "readers.numpy", 1, True), (2, "readers.file", 2, False)]
     # both run once, before the loop; their outputs are data the loop reads
     assert info.reader_indices == {1, 2} and {1, 2} <= info.setup and 0 in info.setup
+
+
+def test_pure_setup_keeps_the_generator_function():
+    out = pipeline('size = [8, 8]\nn = len(size) * 2\nj, l = fn.readers.file(file_root="d")\nreturn fn.resize(fn.decoders.image(j), size=size), l\n')
+    assert "def batches():" not in out and "return batches()" not in out
+
+
+def test_setup_that_acts_runs_when_the_pipeline_is_made():
+    # np.random.seed() in the body ran when the pipeline was made: the converted function runs it
+    # then too, and returns the generator of the batches
+    out = pipeline('np.random.seed(3)\nj, l = fn.readers.file(file_root="d")\nreturn j, l\n')
+    body = out[out.index("def p("):]
+    assert body.index("np.random.seed(3)") < body.index("def batches():") < body.index("while True:")
+    assert body.rstrip().endswith("return batches()")
+
+
+def test_reader_arguments_that_call_code_make_it_eager_too():
+    out = pipeline('j, l = fn.readers.file(files=sorted(glob.glob("d/*.jpg")))\nreturn j, l\n')
+    assert "def batches():" in out
+
+
+def test_names_the_loop_binds_again_are_nonlocal():
+    # a cycling source is started again by the loop: the set-up's variable, declared nonlocal
+    out = convert(
+        "import random\nfrom nvidia.dali import pipeline_def, fn\n\n\n"
+        "def gen():\n    for i in range(3):\n        yield [np.array([i]), np.array([i])]\n\n\n"
+        "@pipeline_def(batch_size=2)\ndef p(value):\n    random.seed(value)\n"
+        "    x = fn.external_source(source=gen, cycle=True)\n    return x\n"
+    )
+    inner = out[out.index("def batches():"):]
+    assert inner.startswith("def batches():\n        nonlocal source_iter\n")
+    assert "source_iter = source_2()" in inner and out.index("random.seed(value)") < out.index("def batches():")
+
+
+def test_single_output_unpacked_from_a_reader():
+    out = pipeline('files, labels = fn.readers.file(file_root="d")\nreturn labels\n')
+    assert "for files, labels in reader.next_epoch(batch_size=batch_size):" in out
+    assert "outputs = (labels,)" in out and "dali-migrate:" not in out
+
+
+def test_single_output_unpacked_from_a_python_call_stays_marked():
+    out = pipeline('files, labels = fn.readers.file(file_root="d")\na, b = split(labels)\nreturn a\n')
+    assert "cannot tell whether `a` is one output or several" in out

@@ -28,3 +28,10 @@ def test_seed_computed_per_iteration_blocks():
 def test_no_random_ops_no_rng():
     out = pipeline("return fn.transforms.rotation(angle=3.0)\n")
     assert "RNG" not in out
+
+
+def test_seed_read_from_outside_the_pipeline_is_fixed_when_it_is_made():
+    # JAX-Toolbox's ViT loader: seed=self.seed of the method around the pipeline
+    out = pipeline("return fn.random.coin_flip(seed=self.seed + OFFSET)\n")
+    assert "rng_coin_flip = ndd.random.RNG(seed=self.seed + OFFSET)" in out
+    assert out.index("rng_coin_flip = ndd.random.RNG") < out.index("while True")

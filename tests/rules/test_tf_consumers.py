@@ -40,7 +40,7 @@ def test_a_hand_built_pipeline_kept_on_self_and_given_to_dalidataset_stays():
 def test_a_hand_built_pipeline_not_given_to_tensorflow_keeps_its_marker():
     src = WRAPPER.replace("dali_tf.DALIDataset(pipeline=self._pipe, batch_size=4, output_dtypes=(tf.uint8, tf.int32))", "self._pipe.run()")
     assert fed(src) == {}
-    assert "Pipeline(...) built by hand (with pipe: / set_outputs): not converted yet" in convert(src, header=TF)
+    assert "Pipeline(...) built by hand (with pipe: / set_outputs), not converted: the pipeline is kept in `self._pipe`" in convert(src, header=TF)
 
 
 CLASSES = '''
