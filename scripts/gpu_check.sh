@@ -17,16 +17,18 @@ $py -m pip install -q --no-build-isolation --no-deps -e . >"$OUT/pip.log" 2>&1 \
   $py -c "import nvidia.dali as d, torch, platform; print('DALI', d.__version__, '| torch', torch.__version__, '| python', platform.python_version())"
   nproc
 } 2>&1 | tee "$OUT/machine.txt"
-# The H.264 clips that the GPU video reader cases read are encoded with PyAV, and the machine has no
-# network: its wheel travels in .whl/av/ (git-ignored: carry it). Best effort (system site-packages,
-# else /root/site beside DALI): without it make_fixtures skips those clips and the cases skip.
+# The H.264 clips that the GPU video reader cases read are encoded with PyAV, and the LMDB fixtures
+# are written with the lmdb package; the machine has no network: their wheels travel in .whl/av/ and
+# .whl/lmdb/ (git-ignored: carry .whl). Best effort (system site-packages, else /root/site beside
+# DALI): without them make_fixtures skips those files and the cases that read them skip.
 tag=$($py -c 'import sys; print("cp%d%d" % sys.version_info[:2])')
-for whl in .whl/av/av-*-"$tag"-*.whl; do
+for whl in .whl/*/*-"$tag"-*.whl; do
   [ -e "$whl" ] || continue
   $py -m pip install -q --no-index --no-deps "$whl" >>"$OUT/pip.log" 2>&1 \
     || $py -m pip install -q --no-index --no-deps --target /root/site "$whl" >>"$OUT/pip.log" 2>&1 || true
 done
 $py -c 'import av; print("PyAV", av.__version__)' >>"$OUT/machine.txt" 2>/dev/null || echo "PyAV: not installed" >>"$OUT/machine.txt"
+$py -c 'import lmdb; print("lmdb", lmdb.__version__)' >>"$OUT/machine.txt" 2>/dev/null || echo "lmdb: not installed" >>"$OUT/machine.txt"
 $py fixtures/make_fixtures.py >/dev/null
 if [ "$what" = tests ] || [ "$what" = all ]; then
   $py -m pytest -p no:cacheprovider -q -rs --timeout=300 \
