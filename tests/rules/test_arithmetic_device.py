@@ -99,3 +99,19 @@ def test_a_name_bound_from_another_of_either_device_is_not_taken_for_it():
                    "        audio = audio.gpu()\n"
                    "    return early + audio, labels\n")
     assert "arithmetic on DALI data whose devices dali-migrate cannot tell" in out and "@pipeline_def" in out
+
+
+def test_a_name_bound_again_later_keeps_its_device_where_it_is_read():
+    # DALI's RNN-T example: `audio` is CPU data at the dither; a tuple binds it again below
+    out = _convert("    audio = fn.cast(jpegs, dtype=types.FLOAT)\n"
+                   "    audio = audio + fn.random.normal(audio, device='cpu') * 0.1\n"
+                   "    audio, shape = audio, fn.shapes(audio)\n"
+                   "    return audio.gpu(), shape.gpu(), labels\n")
+    assert "audio = audio + ndd.random.normal(audio, device='cpu'" in out and "dali-migrate:" not in out
+
+
+def test_a_value_of_either_device_by_a_condition_is_not_known():
+    out = _convert("    images = fn.decoders.image(jpegs, device='mixed')\n"
+                   "    other = images if root else fn.decoders.image(jpegs)\n"
+                   "    return images * other, labels\n")
+    assert "arithmetic on DALI data whose devices dali-migrate cannot tell" in out and "@pipeline_def" in out
