@@ -106,7 +106,7 @@ class _Devices:
         dev = self.device(value, env)
         if type(dev) is tuple:
             return EITHER  # data on the device of the name it was made from, whichever that is
-        if dev == PY and any(type(n) is cst.Call or (type(n) is cst.Name and n.value in self.maybe_data)
+        if dev == PY and name in self.maybe_data and any(type(n) is cst.Call or (type(n) is cst.Name and n.value in self.maybe_data)
                              for n in cst_walk.walk(value, not_into=_NOT_INTO)):
             return UNKNOWN  # a Python call (a helper's result) may give data, of either device
         return dev

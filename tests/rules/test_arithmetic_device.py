@@ -115,3 +115,11 @@ def test_a_value_of_either_device_by_a_condition_is_not_known():
                    "    other = images if root else fn.decoders.image(jpegs)\n"
                    "    return images * other, labels\n")
     assert "arithmetic on DALI data whose devices dali-migrate cannot tell" in out and "@pipeline_def" in out
+
+
+def test_a_python_value_made_by_a_call_is_no_data():
+    # feitreim's video loader: `scale = types.Constant(255)`, then GPU frames / scale
+    out = _convert("    images = fn.transpose(fn.decoders.image(jpegs, device='mixed'), perm=[2, 0, 1])\n"
+                   "    scale = types.Constant(255)\n"
+                   "    return images / scale, labels\n")
+    assert "dali-migrate:" not in out
