@@ -5,10 +5,8 @@ subclass's __init__. Made in one order and first used in another, each pipeline 
 it got when it was made: the converted code must give each the same batches (a generator
 function would shuffle at the first next(), in the order of use)."""
 
-import importlib.util
-import sys
-
 import pytest
+from _modules import load_source
 
 pytest.importorskip("nvidia.dali")
 
@@ -50,25 +48,12 @@ def first_batches():
 '''
 
 
-def _load(tmp_path, name, text):
-    path = tmp_path / f"{name}.py"
-    path.write_text(text)
-    spec = importlib.util.spec_from_file_location(f"_made_eagerly_{name}", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        sys.modules.pop(spec.name, None)
-    return module
-
-
 def test_each_pipeline_keeps_the_shuffle_it_was_made_with(tmp_path):
     result = convert_source(SOURCE)
     assert not result.markers, result.output
     assert "def batches():" in result.output
-    want = _load(tmp_path, "original", SOURCE).first_batches()
-    got = _load(tmp_path, "converted", result.output).first_batches()
+    want = load_source(tmp_path, "original", SOURCE).first_batches()
+    got = load_source(tmp_path, "converted", result.output).first_batches()
     assert want == got
     assert want[0] != want[1]  # the two shuffles differ: the order they are made in matters
 

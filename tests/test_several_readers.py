@@ -11,12 +11,11 @@ their epochs at different iterations, and the iterator's epoch must still be the
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 import warnings
 from pathlib import Path
 
 import pytest
+from _modules import load_source
 
 from dali_migrate.device_cpu import to_cpu
 
@@ -29,16 +28,7 @@ CASE = "with_pipe_two_readers_deepcam"
 
 
 def _load(tmp_path: Path, name: str, source: str):
-    path = tmp_path / f"{name}.py"
-    path.write_text(source, encoding="utf-8")
-    spec = importlib.util.spec_from_file_location(f"_several_readers_{name}", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        sys.modules.pop(spec.name, None)
-    return module
+    return load_source(tmp_path, name, source, prefix="_several_readers_")
 
 
 def _epochs(loader, n: int) -> list:
