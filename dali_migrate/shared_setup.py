@@ -6,6 +6,11 @@ function runs the very statements the pipeline runs (compared as code text) befo
 pipeline, and those statements only query the process's distributed setup, its own names hold the
 values the reader was made with, so the reader's arguments can be written with them at the call
 site (``reader_meta=`` of an iterator, ``pipe.epoch_size()``).
+
+Where the caller does not ask the same way (or at all), the pipeline's own questions are asked
+again at the call site, written as one expression per name (:func:`inlined`: ``shard_id=
+(dist.get_rank() if dist.is_initialized() else 0)``), provided they are assignments and
+``if``/``else`` blocks of those same queries: the answers are the process's, the same at both places.
 """
 
 from __future__ import annotations
@@ -117,14 +122,12 @@ def _inside(node, stmts: list, parents) -> bool:
     return False
 
 
-def check(info, construction: cst.Call, parents, names: set, reader_index=None) -> None:
-    """Returns when the code that makes the pipeline with ``construction`` holds ``names`` (names
-    the pipeline ``info`` computes before its reader, the one of statement ``reader_index`` where it
-    has several) with the values the pipeline gives them; raises NotShared saying why not."""
+def _chosen(info, names: set, reader_index) -> list:
+    """The pipeline's statements before the reader that compute ``names``, and those that compute
+    what they read, in order."""
     if reader_index is None:
         reader_index = info.reader_index
     stmts = info.statements[:reader_index] if reader_index is not None else []
-    # The pipeline's statements that compute the names, and those that compute what they read.
     needed, chosen = set(names), []
     for stmt in reversed(stmts):
         bound = _bound(stmt)
@@ -134,6 +137,12 @@ def check(info, construction: cst.Call, parents, names: set, reader_index=None) 
     chosen.reverse()
     if not chosen:
         raise NotShared("which the code making the pipeline cannot compute")
+    return chosen
+
+
+def _queries_only(info, chosen: list, parents) -> tuple:
+    """(the module's imports, the import names the statements read), where ``chosen`` only query
+    the process's distributed setup through module-level imports; raises NotShared otherwise."""
     if parents.scope(info.func) is not None:
         # its statements could read names of the functions around it, which the caller need not see
         raise NotShared("and the pipeline function is not defined at module level")
@@ -156,6 +165,31 @@ def check(info, construction: cst.Call, parents, names: set, reader_index=None) 
             raise NotShared(f"from its parameter `{sorted(outside & pipe_params)[0]}`")
         if outside - set(imports):
             raise NotShared(f"from `{sorted(outside - set(imports))[0]}`, which is not a module-level import")
+    read = set().union(*(cst_walk.variables(s) for s in chosen)) & set(imports)
+    for stmt in info.statements:
+        if _bound(stmt) & read:
+            raise NotShared(f"and the pipeline binds `{sorted(_bound(stmt) & read)[0]}`, which they read, itself")
+    return imports, read
+
+
+def _unshadowed(read: set, func, parents) -> None:
+    """Raises NotShared where ``func`` or a function around it binds one of the imports ``read``."""
+    outer = func
+    while outer is not None:
+        if isinstance(outer, cst.FunctionDef):
+            for _, bound in cst_walk.remembered(_binders_in, outer):
+                if bound & read:
+                    raise NotShared(f"and {outer.name.value}() binds `{sorted(bound & read)[0]}`, which they read")
+        outer = parents.scope(outer)
+
+
+def check(info, construction: cst.Call, parents, names: set, reader_index=None) -> None:
+    """Returns when the code that makes the pipeline with ``construction`` holds ``names`` (names
+    the pipeline ``info`` computes before its reader, the one of statement ``reader_index`` where it
+    has several) with the values the pipeline gives them; raises NotShared saying why not."""
+    chosen = _chosen(info, names, reader_index)
+    imports, read = _queries_only(info, chosen, parents)
+    own = set().union(*(_bound(s) for s in chosen))
 
     # The caller: the same statements, in order, among its own before the call that makes the pipeline.
     func = parents.scope(construction)
@@ -185,14 +219,70 @@ def check(info, construction: cst.Call, parents, names: set, reader_index=None) 
         clash = bound & own
         if clash and not _inside(node, matched, parents):
             raise NotShared(f"and {func.name.value}() binds `{sorted(clash)[0]}` elsewhere too")
-    read = set().union(*(cst_walk.variables(s) for s in chosen)) & set(imports)
-    for stmt in info.statements:
-        if _bound(stmt) & read:
-            raise NotShared(f"and the pipeline binds `{sorted(_bound(stmt) & read)[0]}`, which they read, itself")
-    outer = func
-    while outer is not None:
-        if isinstance(outer, cst.FunctionDef):
-            for _, bound in cst_walk.remembered(_binders_in, outer):
-                if bound & read:
-                    raise NotShared(f"and {outer.name.value}() binds `{sorted(bound & read)[0]}`, which they read")
-        outer = parents.scope(outer)
+    _unshadowed(read, func, parents)
+
+
+def inlined(info, use, parents, names: set, reader_index=None) -> dict:
+    """{name: an expression giving the value the pipeline ``info`` computes for it}, for ``names``
+    its reader reads, where the pipeline computes them with assignments and ``if``/``else`` blocks
+    that only query the process's distributed setup (``if torch.distributed.is_initialized(): rank
+    = torch.distributed.get_rank() else: rank = 0``), and the code at ``use`` sees the same imports:
+    the query asked again there gives the same answer (:data:`DISTRIBUTED_QUERIES`). For a caller
+    that does not ask itself (:func:`check`). Raises NotShared saying why not."""
+    chosen = _chosen(info, names, reader_index)
+    _, read = _queries_only(info, chosen, parents)
+    _unshadowed(read, parents.scope(use), parents)
+    env = _evaluate(chosen, {})
+    missing = sorted(set(names) - set(env))
+    if missing:
+        raise NotShared(f"and `{missing[0]}` is not bound on every path")
+    return {name: _parenthesized(env[name]) for name in names}  # (read inside larger expressions too)
+
+
+class _Values(cst.CSTTransformer):
+    def __init__(self, env: dict):
+        self.env = env
+
+    def leave_Name(self, original, updated):
+        value = self.env.get(original.value)
+        return _parenthesized(value) if value is not None else updated
+
+
+def _parenthesized(expr):
+    if isinstance(expr, (cst.Name, cst.Integer, cst.SimpleString, cst.Call, cst.Attribute)) or expr.lpar:
+        return expr
+    return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+def _evaluate(stmts: list, env: dict) -> dict:
+    """The names ``stmts`` bind, as expressions of what they read (``env``: the names bound so far)."""
+    env = dict(env)
+    for stmt in stmts:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if not (isinstance(small, cst.Assign) and all(isinstance(t.target, cst.Name) for t in small.targets)):
+                    raise NotShared(f"by `{one_line_statement(stmt)}`, which is not an assignment to names")
+                value = small.value.visit(_Values(env))
+                for t in small.targets:
+                    env[t.target.value] = value
+        elif isinstance(stmt, cst.If) and isinstance(stmt.body, cst.IndentedBlock):
+            test = stmt.test.visit(_Values(env))
+            taken = _evaluate(list(stmt.body.body), env)
+            orelse = stmt.orelse
+            if orelse is None:
+                other = env
+            elif isinstance(orelse, cst.Else) and isinstance(orelse.body, cst.IndentedBlock):
+                other = _evaluate(list(orelse.body.body), env)
+            else:  # elif: an If of its own in the else
+                other = _evaluate([orelse], env)
+            for name in set(taken) | set(other):
+                a, b = taken.get(name), other.get(name)
+                if a is None or b is None:
+                    env.pop(name, None)  # bound on one path only
+                elif a is b:
+                    env[name] = a
+                else:
+                    env[name] = cst.IfExp(test=_parenthesized(test), body=_parenthesized(a), orelse=_parenthesized(b))
+        else:
+            raise NotShared(f"by `{one_line_statement(stmt)}`, which is neither an assignment nor an if/else")
+    return env

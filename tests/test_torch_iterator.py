@@ -549,3 +549,51 @@ def test_reader_name_none_written_out_is_no_reader_name(tmp_path, fixture_data):
         warnings.simplefilter("ignore")
         want = original.epochs(root, 2)
     _same(want, converted.epochs(root, 2))
+
+
+# aoji0606/Prune's loader: the Pipeline subclass shards by the rank it asks torch.distributed for,
+# and the function making the iterator never asks: the reader's metadata asks again
+RANK_INSIDE_SOURCE = '''\
+import torch
+import nvidia.dali.ops as ops
+import nvidia.dali.types as types
+from nvidia.dali.pipeline import Pipeline
+from nvidia.dali.plugin.pytorch import DALIClassificationIterator, LastBatchPolicy
+
+
+class TrainPipe(Pipeline):
+    def __init__(self, batch_size, num_threads, device_id, data_dir):
+        super().__init__(batch_size, num_threads, device_id, seed=12)
+        if torch.distributed.is_initialized():
+            rank = torch.distributed.get_rank()
+            world_size = torch.distributed.get_world_size()
+        else:
+            rank = 0
+            world_size = 1
+        self.input = ops.readers.File(file_root=data_dir, shard_id=rank, num_shards=world_size, pad_last_batch=True)
+        self.decode = ops.decoders.Image(device="mixed", output_type=types.RGB)
+        self.res = ops.Resize(device="gpu", resize_x=8, resize_y=8)
+
+    def define_graph(self):
+        jpegs, labels = self.input(name="Reader")
+        return self.res(self.decode(jpegs)), labels.gpu()
+
+
+def epochs(root, n):
+    pipe = TrainPipe(batch_size=4, num_threads={threads}, device_id=0, data_dir=root)
+    pipe.build()
+    it = DALIClassificationIterator(pipe, reader_name="Reader", last_batch_policy=LastBatchPolicy.PARTIAL)
+    seen = []
+    for _ in range(n):
+        for data in it:
+            seen.append((data[0]["data"], data[0]["label"]))
+        seen.append(("len", len(it)))
+        it.reset()
+    return seen
+'''
+
+
+def test_reader_arguments_asked_inside_the_pipeline_are_asked_again(tmp_path, fixture_data):
+    source = RANK_INSIDE_SOURCE.format(threads=ndd.get_num_threads())
+    assert "torch.distributed.get_rank() if torch.distributed.is_initialized() else 0" in convert_source(source).output
+    _converts_to_the_same_epochs(source, "rank_inside", tmp_path, fixture_data)

@@ -517,7 +517,7 @@ def reader_expression(site, reader=None) -> cst.BaseExpression:
         # The code that makes the pipeline may compute them the same way (a rank and world size);
         # then its own names are the reader's arguments and stay as they are below. (Not through
         # factories, whose names are not the caller's, nor for names the call's settings replace.)
-        from dali_migrate.shared_setup import NotShared, check
+        from dali_migrate.shared_setup import NotShared, check, inlined
 
         reason = ""
         shared = found is None and not local & {"seed", "batch_size", "num_threads", "device_id"}
@@ -526,6 +526,17 @@ def reader_expression(site, reader=None) -> cst.BaseExpression:
                 check(info, construction, site.parents, local, reader_index)
             except NotShared as e:
                 shared, reason = False, f" {e}"
+                # The caller does not ask itself: the pipeline's questions, asked again here.
+                try:
+                    values = inlined(info, site.construction, site.parents, local, reader_index)
+                except NotShared:
+                    pass
+                else:
+                    from dali_migrate.call_sites import map_variables as replaced
+
+                    shared = True
+                    reader = reader.with_changes(args=[
+                        a.with_changes(value=replaced(a.value, values.get)) for a in reader.args])
         if not shared:
             raise CannotConvert(f"the reader's arguments use {', '.join(sorted(local))}, computed inside the pipeline{reason}")
     settings = {"seed", "batch_size", "num_threads", "device_id"}
