@@ -31,7 +31,7 @@ DISTRIBUTED_QUERIES = frozenset({
     # Horovod: fixed by hvd.init() for the life of the process
     "horovod.torch.rank", "horovod.torch.size", "horovod.torch.local_rank",
     # the launcher's environment (RANK, WORLD_SIZE, LOCAL_RANK), read and not written
-    "os.environ.get",
+    "os.environ.get", "os.getenv",
     # conversions of the above: functions of their argument alone
     "int", "str", "bool",
 })

@@ -597,3 +597,44 @@ def test_reader_arguments_asked_inside_the_pipeline_are_asked_again(tmp_path, fi
     source = RANK_INSIDE_SOURCE.format(threads=ndd.get_num_threads())
     assert "torch.distributed.get_rank() if torch.distributed.is_initialized() else 0" in convert_source(source).output
     _converts_to_the_same_epochs(source, "rank_inside", tmp_path, fixture_data)
+
+
+# deepglint/RWKV-CLIP: a `with pipe:` factory names its reader after its parameter, and the
+# iterator names the string the factory was called with
+FACTORY_NAME_SOURCE = '''\
+import nvidia.dali.fn as fn
+from nvidia.dali.pipeline import Pipeline
+from nvidia.dali.plugin.pytorch import DALIClassificationIterator, LastBatchPolicy
+
+
+def create_dali_pipeline(batch_size, data_dir, name):
+    pipe = Pipeline(batch_size=batch_size, num_threads={threads}, device_id=0, seed=18)
+    with pipe:
+        jpegs, labels = fn.readers.file(file_root=data_dir, name=name, pad_last_batch=True)
+        images = fn.resize(fn.decoders.image(jpegs, device="mixed"), resize_x=8, resize_y=8)
+        pipe.set_outputs(images, labels.gpu())
+    pipe.build()
+    return pipe
+
+
+def epochs(root, n):
+    pipe = create_dali_pipeline(4, root, name="loader_train")
+    it = DALIClassificationIterator(pipe, reader_name="loader_train", last_batch_policy=LastBatchPolicy.PARTIAL)
+    seen = []
+    for _ in range(n):
+        for data in it:
+            seen.append((data[0]["data"], data[0]["label"]))
+        seen.append(("len", len(it)))
+        it.reset()
+    return seen
+'''
+
+
+def test_reader_named_through_the_factorys_parameter(tmp_path, fixture_data):
+    _converts_to_the_same_epochs(FACTORY_NAME_SOURCE.format(threads=ndd.get_num_threads()), "factory_named", tmp_path, fixture_data)
+
+
+def test_reader_named_through_the_factory_with_another_string_is_marked():
+    source = FACTORY_NAME_SOURCE.format(threads=2).replace('reader_name="loader_train"', 'reader_name="other"')
+    result = convert_source(source)
+    assert any("cannot match the name to the pipeline's reader" in m.reason for m in result.markers), result.output

@@ -448,10 +448,26 @@ def named_reader(info, name: Optional[cst.BaseExpression], use=None, parents=Non
                 return info.readers[0]
             if site is not None and _passed_the_same(info, arg.value.value, name, use, site):
                 return info.readers[0]
+            if site is not None and isinstance(name, cst.SimpleString) and _named_by_the_caller(arg.value.value, name, site):
+                return info.readers[0]
     if not isinstance(name, cst.SimpleString):
         return None
     found = [r for r in info.readers if _literal_name(r) == name.evaluated_value]
     return found[0] if len(found) == 1 else None
+
+
+def _named_by_the_caller(var: str, name: cst.SimpleString, site) -> bool:
+    """``name=<var>`` in a ``with pipe:`` graph of a factory, where the call of the factory that
+    made the pipeline gives ``var`` the string the use names (deepglint's
+    ``create_dali_pipeline(..., name="loader_train")`` and ``reader_name="loader_train"``)."""
+    try:
+        _, found = made(site)
+        if found is None:
+            return False
+        value = _in_caller(site, found, cst.Name(var), _at_module(site, found))
+    except CannotConvert:
+        return False
+    return isinstance(value, cst.SimpleString) and value.evaluated_value == name.evaluated_value
 
 
 def _passed_the_same(info, param: str, name, use, site) -> bool:

@@ -116,3 +116,10 @@ def test_an_import_shadowed_in_the_caller_is_refused():
     out = run(TORCH_BLOCK, "import my_fake_dist as dist\n" + TORCH_BLOCK)
     assert "binds `dist`, which they read" in out
     assert "reader_meta=" not in out
+
+
+def test_os_getenv_is_asked_again_as_os_environ_get_is():
+    block = 'rank = int(os.getenv("RANK", "0"))\nworld_size = int(os.getenv("WORLD_SIZE", "1"))'
+    out = run(block, "world_size = 1")
+    assert "# dali-migrate:" not in out
+    assert 'shard_id=int(os.getenv("RANK", "0")), num_shards=int(os.getenv("WORLD_SIZE", "1"))' in out
