@@ -1243,6 +1243,12 @@ def _through(expr, func: cst.FunctionDef, call: cst.Call, method: bool, parents:
                 raise _NotFollowed(f"`{changed[0]}`, given to {fname}(), is assigned again after the call")
             return value
         if name in local:
+            from dali_migrate.shared_setup import asked_in
+
+            # the rank or world size it asks the process for: asked again where the pipeline is used
+            value = asked_in(func, name, parents)
+            if value is not None and not cst_walk.variables(value) & (bound | later):
+                return value
             raise _NotFollowed(f"`{name}`, which the pipeline is made with, is computed inside {fname}()")
         if name in bound or name in later:
             raise _NotFollowed(f"`{name}`, which the pipeline is made with, names something else where {fname}() is called")

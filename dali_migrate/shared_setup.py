@@ -286,3 +286,41 @@ def _evaluate(stmts: list, env: dict) -> dict:
         else:
             raise NotShared(f"by `{one_line_statement(stmt)}`, which is neither an assignment nor an if/else")
     return env
+
+
+def asked_in(func: cst.FunctionDef, name: str, parents):
+    """``name``, a variable ``func`` computes itself (a function that makes a pipeline: deepglint's
+    ``rank = int(os.getenv("RANK"))``), as one expression of the same distributed queries, or None:
+    its statements must be top-level assignments and if/else blocks of DISTRIBUTED_QUERIES through
+    module-level imports, reading none of ``func``'s parameters, and nothing else in ``func`` may
+    bind the names they bind."""
+    body = list(func.body.body) if isinstance(func.body, cst.IndentedBlock) else []
+    needed, chosen = {name}, []
+    for stmt in reversed(body):
+        bound = _bound(stmt)
+        if bound & needed:
+            chosen.append(stmt)
+            needed |= cst_walk.variables(stmt) - bound
+    chosen.reverse()
+    if not chosen:
+        return None
+    imports = cst_walk.remembered(_imports, parents.order[0])
+    own = set().union(*(_bound(s) for s in chosen))
+    params = {q.name.value for q in [*func.params.posonly_params, *func.params.params, *func.params.kwonly_params]}
+    for stmt in chosen:
+        for node in cst_walk.walk(stmt):
+            if isinstance(node, cst.Call) and _resolved(node.func, imports) not in DISTRIBUTED_QUERIES:
+                return None
+        outside = cst_walk.variables(stmt) - own - _BUILTINS
+        if outside & params or outside - set(imports):
+            return None
+    # bound nowhere else in the function (its nested functions included), nor shadowing an import it reads
+    read = set().union(*(cst_walk.variables(s) for s in chosen)) & set(imports)
+    for node, bound in cst_walk.remembered(_binders_in, func):
+        if (bound & own and not _inside(node, chosen, parents)) or bound & read:
+            return None
+    try:
+        env = _evaluate(chosen, {})
+    except NotShared:
+        return None
+    return _parenthesized(env[name]) if name in env else None

@@ -638,3 +638,14 @@ def test_reader_named_through_the_factory_with_another_string_is_marked():
     source = FACTORY_NAME_SOURCE.format(threads=2).replace('reader_name="loader_train"', 'reader_name="other"')
     result = convert_source(source)
     assert any("cannot match the name to the pipeline's reader" in m.reason for m in result.markers), result.output
+
+
+def test_factory_asking_the_environment_for_its_shard(tmp_path, fixture_data):
+    # deepglint's factory reads RANK / WORLD_SIZE itself; the iterator's reader metadata reads them again
+    source = FACTORY_NAME_SOURCE.format(threads=ndd.get_num_threads()).replace(
+        "import nvidia.dali.fn as fn\n", "import os\n\nimport nvidia.dali.fn as fn\n").replace(
+        "    pipe = Pipeline(", '    rank = int(os.environ.get("RANK", "0"))\n'
+                              '    world_size = int(os.environ.get("WORLD_SIZE", "1"))\n    pipe = Pipeline(').replace(
+        "name=name, pad_last_batch=True", "name=name, shard_id=rank, num_shards=world_size, pad_last_batch=True")
+    assert 'shard_id=int(os.environ.get("RANK", "0"))' in convert_source(source).output
+    _converts_to_the_same_epochs(source, "factory_environment", tmp_path, fixture_data)

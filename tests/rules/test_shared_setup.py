@@ -123,3 +123,39 @@ def test_os_getenv_is_asked_again_as_os_environ_get_is():
     out = run(block, "world_size = 1")
     assert "# dali-migrate:" not in out
     assert 'shard_id=int(os.getenv("RANK", "0")), num_shards=int(os.getenv("WORLD_SIZE", "1"))' in out
+
+
+FACTORY = '''
+from nvidia.dali.pipeline import Pipeline
+
+
+def create_pipeline(batch_size, data_dir, name):
+{block}
+    pipe = Pipeline(batch_size=batch_size, num_threads=2, device_id=0, seed=rank + 18)
+    with pipe:
+        jpegs, labels = fn.readers.file(file_root=data_dir, shard_id=rank, num_shards=world_size, name=name)
+        pipe.set_outputs(jpegs, labels)
+    pipe.build()
+    return pipe
+
+
+def get_loader(batch_size, data_dir):
+    pipe = create_pipeline(batch_size, data_dir, name="train")
+    return DALIClassificationIterator(pipe, reader_name="train")
+'''
+
+
+def test_a_factory_that_asks_for_the_rank_itself_is_asked_again_where_the_iterator_is():
+    # deepglint/RWKV-CLIP: the with-pipe factory reads the launcher's environment
+    block = '    rank = int(os.getenv("RANK"))\n    world_size = int(os.getenv("WORLD_SIZE"))'
+    out = convert(FACTORY.format(block=block), header=HEADER)
+    assert "# dali-migrate:" not in out
+    assert ('reader_meta=ndd.readers.File(file_root=data_dir, shard_id=int(os.getenv("RANK")), '
+            'num_shards=int(os.getenv("WORLD_SIZE"))).get_metadata()') in out
+
+
+def test_a_factory_computing_the_rank_from_its_parameters_is_not_followed():
+    block = '    rank = int(os.getenv("RANK")) % batch_size\n    world_size = int(os.getenv("WORLD_SIZE"))'
+    out = convert(FACTORY.format(block=block), header=HEADER)
+    assert "`rank`, which the pipeline is made with, is computed inside create_pipeline()" in out
+    assert "reader_meta=" not in out
