@@ -122,12 +122,9 @@ def _inside(node, stmts: list, parents) -> bool:
     return False
 
 
-def _chosen(info, names: set, reader_index) -> list:
-    """The pipeline's statements before the reader that compute ``names``, and those that compute
-    what they read, in order."""
-    if reader_index is None:
-        reader_index = info.reader_index
-    stmts = info.statements[:reader_index] if reader_index is not None else []
+def _slice(stmts: list, names: set) -> list:
+    """The statements of ``stmts`` that compute ``names``, and those that compute what they read,
+    in order."""
     needed, chosen = set(names), []
     for stmt in reversed(stmts):
         bound = _bound(stmt)
@@ -135,6 +132,14 @@ def _chosen(info, names: set, reader_index) -> list:
             chosen.append(stmt)
             needed |= cst_walk.variables(stmt) - bound
     chosen.reverse()
+    return chosen
+
+
+def _chosen(info, names: set, reader_index) -> list:
+    """The pipeline's statements before the reader that compute ``names`` (:func:`_slice`)."""
+    if reader_index is None:
+        reader_index = info.reader_index
+    chosen = _slice(info.statements[:reader_index] if reader_index is not None else [], names)
     if not chosen:
         raise NotShared("which the code making the pipeline cannot compute")
     return chosen
@@ -294,14 +299,7 @@ def asked_in(func: cst.FunctionDef, name: str, parents):
     its statements must be top-level assignments and if/else blocks of DISTRIBUTED_QUERIES through
     module-level imports, reading none of ``func``'s parameters, and nothing else in ``func`` may
     bind the names they bind."""
-    body = list(func.body.body) if isinstance(func.body, cst.IndentedBlock) else []
-    needed, chosen = {name}, []
-    for stmt in reversed(body):
-        bound = _bound(stmt)
-        if bound & needed:
-            chosen.append(stmt)
-            needed |= cst_walk.variables(stmt) - bound
-    chosen.reverse()
+    chosen = _slice(list(func.body.body) if isinstance(func.body, cst.IndentedBlock) else [], {name})
     if not chosen:
         return None
     imports = cst_walk.remembered(_imports, parents.order[0])

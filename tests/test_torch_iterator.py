@@ -551,6 +551,18 @@ def test_reader_name_none_written_out_is_no_reader_name(tmp_path, fixture_data):
     _same(want, converted.epochs(root, 2))
 
 
+# the two epochs the tests below compare, for an iterator `it` over the pipeline `pipe`
+EPOCHS_OF_IT = '''
+    seen = []
+    for _ in range(n):
+        for data in it:
+            seen.append((data[0]["data"], data[0]["label"]))
+        seen.append(("len", len(it)))
+        it.reset()
+    return seen
+'''
+
+
 # aoji0606/Prune's loader: the Pipeline subclass shards by the rank it asks torch.distributed for,
 # and the function making the iterator never asks: the reader's metadata asks again
 RANK_INSIDE_SOURCE = '''\
@@ -583,14 +595,7 @@ def epochs(root, n):
     pipe = TrainPipe(batch_size=4, num_threads={threads}, device_id=0, data_dir=root)
     pipe.build()
     it = DALIClassificationIterator(pipe, reader_name="Reader", last_batch_policy=LastBatchPolicy.PARTIAL)
-    seen = []
-    for _ in range(n):
-        for data in it:
-            seen.append((data[0]["data"], data[0]["label"]))
-        seen.append(("len", len(it)))
-        it.reset()
-    return seen
-'''
+''' + EPOCHS_OF_IT
 
 
 def test_reader_arguments_asked_inside_the_pipeline_are_asked_again(tmp_path, fixture_data):
@@ -620,14 +625,7 @@ def create_dali_pipeline(batch_size, data_dir, name):
 def epochs(root, n):
     pipe = create_dali_pipeline(4, root, name="loader_train")
     it = DALIClassificationIterator(pipe, reader_name="loader_train", last_batch_policy=LastBatchPolicy.PARTIAL)
-    seen = []
-    for _ in range(n):
-        for data in it:
-            seen.append((data[0]["data"], data[0]["label"]))
-        seen.append(("len", len(it)))
-        it.reset()
-    return seen
-'''
+''' + EPOCHS_OF_IT
 
 
 def test_reader_named_through_the_factorys_parameter(tmp_path, fixture_data):
