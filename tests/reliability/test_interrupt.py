@@ -28,6 +28,10 @@ def expected():
     return [(pipeline(i).encode(), template.replace("pipe_0", f"pipe_{i}").encode()) for i in range(N_FILES)]
 
 
+def _sigint_default() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _group_gone(pgid: int, timeout: float) -> bool:
     end = time.monotonic() + timeout
     while time.monotonic() < end:
@@ -53,6 +57,9 @@ def test_interrupted_run_leaves_old_or_new(tmp_path, expected, jobs, sig):
     proc = subprocess.Popen(
         [sys.executable, str(DRIVER), jobs, str(root)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True,
+        # Ctrl-C reaches a command run from a terminal; a suite started in the background (`cmd &`
+        # in a script) hands its processes SIGINT ignored, and the run would not see it at all
+        preexec_fn=_sigint_default,
     )
     try:
         # Wait until the run is well under way, then interrupt it.
