@@ -490,7 +490,11 @@ def analyze(func: cst.FunctionDef, dec: cst.Decorator, names: DaliNames, catalog
         p for p in params & set(SETTINGS) if info.bound_settings.get(p) != p
     ) + sorted(p for p in set(info.bound_settings.values()) & set(SETTINGS) if info.bound_settings.get(p) != p)
     if clash:
-        info.blockers.append(f"parameter(s) {', '.join(clash)} clash with the pipeline settings the converted function takes")
+        shadowed = "" if _synthetic(info.decorator) else (
+            " (in pipeline mode a call's value for it goes to the function alone, not to the Pipeline, whose "
+            "setting comes from the decorator: DALI warns that it shadows the constructor argument)")
+        info.blockers.append(f"parameter(s) {', '.join(clash)} clash with the pipeline settings the converted "
+                             f"function takes{shadowed}: convert by hand")
     hidden = hidden_outside(info, params, module)
     if hidden:
         info.blockers.append(

@@ -52,6 +52,8 @@ def test_pipeline_module_imports_fixed_and_second_run_is_identity():
 def test_parameter_named_like_a_setting_blocks():
     out = convert("@pipeline_def\ndef p(seed):\n    return fn.random.uniform(seed=seed)\n")
     assert "clash with the pipeline settings" in out
+    # DALI's _discriminate_args gives such a call's value to the function alone
+    assert "goes to the function alone, not to the Pipeline" in out
 
 
 def test_scalar_constant_blocks_the_pipeline():
