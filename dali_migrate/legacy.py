@@ -167,8 +167,13 @@ def _with_block(stmt, var: str) -> bool:
     )
 
 
+def _is_set_outputs(node, var: str) -> bool:
+    """``node`` is the attribute ``<var>.set_outputs``."""
+    return m.matches(node, m.Attribute(value=m.Name(var), attr=m.Name("set_outputs")))
+
+
 def _mentions_set_outputs(stmt, var: str) -> bool:
-    return any(m.matches(n, m.Attribute(value=m.Name(var), attr=m.Name("set_outputs"))) for n in cst_walk.walk(stmt))
+    return any(_is_set_outputs(n, var) for n in cst_walk.walk(stmt))
 
 
 def with_pipeline_reason(call: cst.Call, parents) -> Optional[str]:
@@ -195,8 +200,7 @@ def with_pipeline_reason(call: cst.Call, parents) -> Optional[str]:
     inner = list(body[j].body.body) if isinstance(body[j].body, cst.IndentedBlock) else []
     for s in [*inner, *body[j + 1 : j + 2]]:
         for n in cst_walk.walk(s):
-            if type(n) is cst.Call and m.matches(n.func, m.Attribute(value=m.Name(var), attr=m.Name("set_outputs"))) and any(
-                    a.star or a.keyword for a in n.args):
+            if type(n) is cst.Call and _is_set_outputs(n.func, var) and any(a.star or a.keyword for a in n.args):
                 return f"`{one_line(n)}`: which outputs it gets cannot be seen (starred or keyword arguments): convert by hand"
     if any(_mentions_set_outputs(s, var) for s in inner):
         return f"{var}.set_outputs(...) is not the last statement of the `with {var}:` block: convert by hand"

@@ -199,10 +199,9 @@ def plan(comp: cst.ListComp, site, parents, module, pipe_rules, p) -> None:
         if call_sites._is_binding(node, parents):
             continue
         use = parents.statement(node)
-        loop = parents.of(node)
-        calls = _readying_calls(loop, pipe_rules) if isinstance(loop, cst.For) and loop.iter is node else None
-        if calls is not None:
-            loops.append((loop, calls))
+        readying = _readying_loop(node, parents, pipe_rules)
+        if readying is not None:
+            loops.append(readying)
         elif not _plan_use(node, var, site, parents, pipe_rules, p):
             p.blockers.append((use, f"the list of pipelines `{var}` is used here in a way dali-migrate cannot follow (`{one_line_statement(use)}`); convert by hand"))
     if loops:
@@ -416,11 +415,9 @@ def plan_appended(node, site, parents, pipe_rules, p) -> bool:
             continue
         use = parents.statement(ref)
         after = parents.span[id(ref)][0] >= loop_end
-        building = parents.of(ref)
-        calls = (_readying_calls(building, pipe_rules)
-                 if after and isinstance(building, cst.For) and building.iter is ref else None)
-        if calls is not None:
-            loops.append((building, calls))
+        readying = _readying_loop(ref, parents, pipe_rules) if after else None
+        if readying is not None:
+            loops.append(readying)
         elif not after or not _plan_use(ref, lst, site, parents, pipe_rules, p):
             p.blockers.append((use, f"the list of pipelines `{lst}` is used here in a way dali-migrate cannot follow (`{one_line_statement(use)}`); convert by hand"))
     if loops:
@@ -488,16 +485,15 @@ def plan_object_list(node, site, parents, pipe_rules, p) -> bool:
     for ref in refs:
         if ref is assign.targets[0].target:
             continue
-        loop = parents.of(ref)
         use = parents.statement(ref)
-        calls = _readying_calls(loop, pipe_rules) if isinstance(loop, cst.For) and loop.iter is ref else None
-        if calls is None:
+        readying = _readying_loop(ref, parents, pipe_rules)
+        if readying is None:
             p.blockers.append((use, f"the list of pipelines `{var}` is used here other than by a loop `for pipe in {var}:` whose "
                                     f"every statement is `pipe.build()` or `pipe.start_py_workers()` (`{one_line_statement(use)}`): "
                                     f"dali-migrate cannot follow what it gets; convert by hand"))
             loops = None
             break
-        loops.append((loop, calls))
+        loops.append(readying)
     if loops is None:
         return True
     _drop_loops(loops, own, var, site, parents, p)
@@ -522,6 +518,16 @@ def _drop_loops(loops, own, var, site, parents, p) -> None:
         for call, rule in calls:
             call_sites._use(rule, call, parents.statement(call), site, p)
         p.rewrites[id(loop)] = (_DropLoop, site)
+
+
+def _readying_loop(ref, parents, pipe_rules) -> Optional[tuple]:
+    """(the loop, its calls) where ``ref`` (a list's variable) is what a loop whose every statement
+    gets the pipeline ready iterates (``for pipe in pipes: pipe.build()``), else None."""
+    loop = parents.of(ref)
+    if not (isinstance(loop, cst.For) and loop.iter is ref):
+        return None
+    calls = _readying_calls(loop, pipe_rules)
+    return (loop, calls) if calls is not None else None
 
 
 def _readying_calls(loop: cst.For, pipe_rules) -> Optional[list]:

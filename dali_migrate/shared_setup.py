@@ -151,12 +151,22 @@ def _queries_only(info, chosen: list, parents) -> tuple:
     if parents.scope(info.func) is not None:
         # its statements could read names of the functions around it, which the caller need not see
         raise NotShared("and the pipeline function is not defined at module level")
-    params = info.func.params
-    pipe_params = {q.name.value for q in [*params.posonly_params, *params.params, *params.kwonly_params]}
-    module = parents.order[0]
+    imports, read = _asking(chosen, info.func, parents)
+    for stmt in info.statements:
+        if _bound(stmt) & read:
+            raise NotShared(f"and the pipeline binds `{sorted(_bound(stmt) & read)[0]}`, which they read, itself")
+    return imports, read
+
+
+def _asking(chosen: list, func: cst.FunctionDef, parents) -> tuple:
+    """(the module's imports, the import names ``chosen`` read), where the statements ``chosen`` of
+    ``func`` only make DISTRIBUTED_QUERIES through module-level imports, reading none of ``func``'s
+    parameters; raises NotShared otherwise."""
+    params = func.params
+    own_params = {q.name.value for q in [*params.posonly_params, *params.params, *params.kwonly_params]}
     # each use of the pipeline in the file asks again, of the same module and the same caller
     # (issue 6): what is read from them is kept for the conversion
-    imports = cst_walk.remembered(_imports, module)
+    imports = cst_walk.remembered(_imports, parents.order[0])
     own = set().union(*(_bound(s) for s in chosen))
     for stmt in chosen:
         for node in cst_walk.walk(stmt):
@@ -166,15 +176,11 @@ def _queries_only(info, chosen: list, parents) -> tuple:
                     raise NotShared(f"by `{one_line_statement(stmt)}`, whose call {code(node.func)}() is not known "
                                     "to give the caller the same value")
         outside = cst_walk.variables(stmt) - own - _BUILTINS
-        if outside & pipe_params:
-            raise NotShared(f"from its parameter `{sorted(outside & pipe_params)[0]}`")
+        if outside & own_params:
+            raise NotShared(f"from its parameter `{sorted(outside & own_params)[0]}`")
         if outside - set(imports):
             raise NotShared(f"from `{sorted(outside - set(imports))[0]}`, which is not a module-level import")
-    read = set().union(*(cst_walk.variables(s) for s in chosen)) & set(imports)
-    for stmt in info.statements:
-        if _bound(stmt) & read:
-            raise NotShared(f"and the pipeline binds `{sorted(_bound(stmt) & read)[0]}`, which they read, itself")
-    return imports, read
+    return imports, set().union(*(cst_walk.variables(s) for s in chosen)) & set(imports)
 
 
 def _unshadowed(read: set, func, parents) -> None:
@@ -302,18 +308,12 @@ def asked_in(func: cst.FunctionDef, name: str, parents):
     chosen = _slice(list(func.body.body) if isinstance(func.body, cst.IndentedBlock) else [], {name})
     if not chosen:
         return None
-    imports = cst_walk.remembered(_imports, parents.order[0])
+    try:
+        _, read = _asking(chosen, func, parents)
+    except NotShared:
+        return None
     own = set().union(*(_bound(s) for s in chosen))
-    params = {q.name.value for q in [*func.params.posonly_params, *func.params.params, *func.params.kwonly_params]}
-    for stmt in chosen:
-        for node in cst_walk.walk(stmt):
-            if isinstance(node, cst.Call) and _resolved(node.func, imports) not in DISTRIBUTED_QUERIES:
-                return None
-        outside = cst_walk.variables(stmt) - own - _BUILTINS
-        if outside & params or outside - set(imports):
-            return None
     # bound nowhere else in the function (its nested functions included), nor shadowing an import it reads
-    read = set().union(*(cst_walk.variables(s) for s in chosen)) & set(imports)
     for node, bound in cst_walk.remembered(_binders_in, func):
         if (bound & own and not _inside(node, chosen, parents)) or bound & read:
             return None

@@ -38,7 +38,7 @@ import libcst.matchers as m
 
 from dali_migrate import cst_walk, legacy, templates
 from dali_migrate.cst_util import code, fresh_name
-from dali_migrate.pipeline_analysis import SETTINGS, PipelineInfo, _binding_of
+from dali_migrate.pipeline_analysis import SETTINGS, PipelineInfo, _binding_of, _param_names
 from dali_migrate.rules.base import PipelineRule
 
 RULE = PipelineRule(
@@ -289,10 +289,7 @@ def _made_eagerly(func: cst.FunctionDef, head: list, tail: list, taken: set) -> 
     it declares them nonlocal, or global where the function does."""
     from dali_migrate.legacy import _bindings
 
-    outer: set = {p.name.value for p in [*func.params.posonly_params, *func.params.params, *func.params.kwonly_params]}
-    for p in (func.params.star_arg, func.params.star_kwarg):
-        if isinstance(p, cst.Param):
-            outer.add(p.name.value)
+    outer: set = _param_names(func.params)
     declared_global: set = set()
     for stmt in head:
         outer |= _bindings(stmt)
