@@ -20,7 +20,7 @@ from dali_migrate.cst_util import code, one_line_statement
 from dali_migrate.parents import Parents
 from dali_migrate.pipeline_analysis import NOT_CONVERTED, PERF_ONLY, SETTINGS, PipelineInfo
 from dali_migrate.rules import batch_device_check as device_check
-from dali_migrate.rules import sample_to_torch
+from dali_migrate.rules import sample_shape, sample_to_torch
 from dali_migrate.rules.base import CallSiteRule
 from dali_migrate.rules.pipe_epoch_size import CannotConvert
 
@@ -1860,6 +1860,15 @@ def _plan_expr(node, kind, parents, state, site, pipe_rules, batch_rules, p: Pla
                                          "(__array_interface__); its counterpart batch.select(i).cpu() is an ndd.Tensor, "
                                          "read through __array__/DLPack: where a NumPy array is meant, write "
                                          "np.asarray(batch.select(i).cpu()) by hand"))
+            elif sample_shape.call_of(parent, parents) is not None:
+                shape_rule = batch_rules.get("__sample_shape__")
+                if shape_rule is None:
+                    p.blockers.append((stmt, "a sample's .shape() needs rule sample-shape, which is disabled"))
+                elif _shadowed("list", parents):
+                    p.blockers.append((stmt, "a sample's .shape() would become list(batch.select(i).shape), but this file "
+                                             "binds the name `list` itself: convert by hand"))
+                else:
+                    _use(shape_rule, sample_shape.call_of(parent, parents), stmt, site, p)
             else:
                 p.blockers.append((stmt, f"a sample's .{method.attr.value} (TensorCPU/TensorGPU) differs on the ndd.Tensor that select(i) gives: convert by hand"))
         else:
