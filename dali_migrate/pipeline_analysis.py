@@ -68,6 +68,9 @@ class PipelineInfo:
     #: super().__init__(batch_size=args.batch_size)): computed in the body, as the class did,
     #: since a parameter's default cannot read the other parameters
     computed_settings: dict = dataclasses.field(default_factory=dict)
+    # a setting whose name the graph reads from outside, in a pipeline only generated code calls
+    # (a Pipeline subclass or `with pipe:` graph): its parameter takes another name
+    renamed_settings: dict = dataclasses.field(default_factory=dict)
     blockers: list = dataclasses.field(default_factory=list)
     docstring: Optional[cst.BaseStatement] = None
     statements: list = dataclasses.field(default_factory=list)  # body without docstring and return
@@ -119,7 +122,7 @@ class PipelineInfo:
 
     def setting(self, key: str) -> str:
         """The local name that holds a pipeline setting in the converted function."""
-        return self.bound_settings.get(key, key)
+        return self.bound_settings.get(key) or self.renamed_settings.get(key, key)
 
 
 def pipeline_decorator(func: cst.FunctionDef, names: DaliNames) -> Optional[cst.Decorator]:
@@ -496,6 +499,16 @@ def analyze(func: cst.FunctionDef, dec: cst.Decorator, names: DaliNames, catalog
         info.blockers.append(f"parameter(s) {', '.join(clash)} clash with the pipeline settings the converted "
                              f"function takes{shadowed}: convert by hand")
     hidden = hidden_outside(info, params, module)
+    if hidden and _synthetic(info.decorator):
+        # Nothing but the converted code calls this function (callers of the class or factory
+        # never named the setting), so its parameter can take a name the graph does not read.
+        from dali_migrate.cst_util import fresh_name
+
+        taken = cst_walk.names(func) | params
+        for key in hidden:
+            info.renamed_settings[key] = fresh_name(f"pipeline_{key}", taken)
+            taken.add(info.renamed_settings[key])
+        hidden = []
     if hidden:
         info.blockers.append(
             f"the pipeline reads `{hidden[0]}` from outside it, which the converted function's {hidden[0]}= parameter "

@@ -62,7 +62,7 @@ def blocker(info, reads: list) -> Optional[str]:
     for _, setting in reads:
         if setting in info.computed_settings:
             return f"Pipeline.current().{setting} where the setting is computed from the class's arguments: convert by hand"
-        name = info.bound_settings.get(setting, setting)
+        name = info.setting(setting)
         for i, stmt in enumerate(info.statements):
             if name not in _assigned_names(stmt):
                 continue
@@ -74,7 +74,7 @@ def blocker(info, reads: list) -> Optional[str]:
 
 def replacements(info, reads: list) -> dict:
     """{id(Attribute as written): the name of the setting in the converted function}."""
-    return {id(node): cst.Name(info.bound_settings.get(setting, setting)) for node, setting in reads}
+    return {id(node): cst.Name(info.setting(setting)) for node, setting in reads}
 
 
 RULE = Rule(

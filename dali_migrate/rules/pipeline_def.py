@@ -75,7 +75,7 @@ def _settings_params(info: PipelineInfo) -> list:
             default = cst.Name("None")
         params.append(
             cst.Param(
-                name=cst.Name(name),
+                name=cst.Name(info.setting(name)),
                 default=default,
                 equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")) if default is not None else cst.MaybeSentinel.DEFAULT,
             )

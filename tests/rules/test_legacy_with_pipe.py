@@ -132,8 +132,22 @@ def test_two_pipelines_written_the_same_way_each_get_their_reason():
     # two functions that each make `pipe` with the very same lines, and fail for one reason
     block = ("def {f}(data_dir, seed=42):\n    pipe = Pipeline(batch_size=2, num_threads=1, device_id=None)\n    with pipe:\n"
              "        jpegs, labels = fn.readers.file(file_root=data_dir, random_shuffle=True, seed=seed)\n"
-             "        pipe.set_outputs(jpegs, labels)\n    return pipe\n\n\n")
+             "        pipe.set_outputs(jpegs, labels)\n    seed += 1\n    return pipe\n\n\n")
     out = convert(block.format(f="train") + block.format(f="val"), header=HEADER)
-    reason = "the pipeline reads `seed` from outside it"
+    reason = "assigns or changes after the graph is defined"
     assert out.count(reason) == 2
     assert out.index(reason) < out.index("def val(") < out.rindex(reason)
+
+
+def test_a_setting_named_like_a_factory_variable_the_graph_reads_takes_another_name():
+    # swinunetr: create_pipeline(..., seed=42) shuffles its reader with its own `seed`; the converted
+    # function's seed parameter (the Pipeline's seed) would hide it. Only generated code calls the
+    # converted function, so that parameter is renamed (tests/golden/legacy_factory_seed_parameter.py
+    # checks the batches against pipeline mode).
+    src = ("def make(data_dir, seed=42):\n    pipe = Pipeline(batch_size=2, num_threads=1, device_id=None)\n    with pipe:\n"
+           "        jpegs, labels = fn.readers.file(file_root=data_dir, random_shuffle=True, seed=seed)\n"
+           "        pipe.set_outputs(jpegs, labels)\n    return pipe\n")
+    out = convert(src, header=HEADER)
+    assert "dali-migrate:" not in out
+    assert "device_id=None, pipeline_seed=None):" in out
+    assert "ndd.readers.File(file_root=data_dir, random_shuffle=True, seed=seed)" in out
