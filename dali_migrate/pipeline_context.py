@@ -37,6 +37,9 @@ class PipelineContext:
     #: statements at the start of every iteration, before the operators: they fetch the
     #: iteration's external data, and ``return`` where the pipeline raised StopIteration
     draws: list = dataclasses.field(default_factory=list)
+    #: the external sources' ``source=`` expressions: DALI evaluates them, and calls iter() on
+    #: an iterable, when it defines the graph (rules/pipeline_def.py's made_with)
+    sources_made: list = dataclasses.field(default_factory=list)
     #: the external-source rule's form of the loop for an iterator that resets the pipeline (a
     #: ``rules.external_source.Restart``), or why it has none (a str); None: no external source
     restart: object = None

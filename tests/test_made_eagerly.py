@@ -66,3 +66,56 @@ def test_an_error_in_the_pipelines_own_code_comes_when_it_is_made():
     exec(compile(result.output, "<converted>", "exec"), namespace)  # noqa: S102 - code converted here
     with pytest.raises(ValueError):
         namespace["ShuffledFeed"](4, 1, None, 0)  # not at next(): made, as Pipeline.__init__ raised
+
+
+SOURCE_MADE_IN_GRAPH = '''\
+import random
+
+import numpy as np
+from nvidia.dali import fn, pipeline_def
+
+
+class ShuffledFiles:
+    """DALI's ExternalInputIterator example: the file list is shuffled when the source is made."""
+
+    def __init__(self, batch_size, n):
+        self.batch_size = batch_size
+        self.order = list(range(n))
+        random.shuffle(self.order)
+
+    def __iter__(self):
+        self.i = 0
+        return self
+
+    def __next__(self):
+        batch = [np.array([self.order[(self.i + k) % len(self.order)]]) for k in range(self.batch_size)]
+        self.i += self.batch_size
+        return batch
+
+
+@pipeline_def(batch_size=4, num_threads=1, device_id=None)
+def shuffled_pipe(n):
+    return fn.external_source(source=ShuffledFiles(4, n))
+
+
+def first_batches():
+    random.seed(0)
+    train = shuffled_pipe(10)
+    val = shuffled_pipe(10)
+    val.build()
+    train.build()
+    v = [int(x[0]) for x in np.array(val.run()[0].as_tensor())]  # val used first
+    t = [int(x[0]) for x in np.array(train.run()[0].as_tensor())]
+    return t, v
+'''
+
+
+def test_a_source_made_in_the_graph_is_made_with_the_pipeline(tmp_path):
+    # DALI evaluates source=ShuffledFiles(...) when it defines the graph, on the pipeline's call
+    result = convert_source(SOURCE_MADE_IN_GRAPH)
+    assert not result.markers, result.output
+    assert "def batches():" in result.output
+    want = load_source(tmp_path, "original", SOURCE_MADE_IN_GRAPH).first_batches()
+    got = load_source(tmp_path, "converted", result.output).first_batches()
+    assert want == got
+    assert want[0] != want[1]

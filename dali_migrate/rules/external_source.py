@@ -253,6 +253,14 @@ def _source_kind(expr, module, pipeline):
             kind = _class_kind(d, expr.func.value)
             if kind is not None:
                 return kind
+        if module is not None and pipeline is not None:
+            # source=make_callback(...) in the graph: a factory of the file that returns a function
+            # it defines (per-worker callbacks for parallel=True are made so), called once when
+            # the pipeline is made, in the converted code too. (Not a parameter's default, which
+            # every pipeline made from the function would share: _parameter_kind.)
+            kind = _factory_kind(expr, (), module)
+            if kind is not None:
+                return kind
     return f"cannot tell whether the source `{one_line(expr)}` is a callable, an iterable or a generator function: convert by hand"
 
 
@@ -582,7 +590,8 @@ def _factory_kind(call: cst.Call, scopes: tuple, module):
     fname = call.func.value
     factory = _top_def(module, fname)
     if (
-        not isinstance(factory, cst.FunctionDef) or factory.decorators or factory.asynchronous is not None
+        not isinstance(factory, cst.FunctionDef) or not _transparent(factory.decorators, module)
+        or factory.asynchronous is not None
         or _has_yield(factory) or _binding_count(module, fname) != 1
     ):
         return None
@@ -606,10 +615,30 @@ def _factory_kind(call: cst.Call, scopes: tuple, module):
     if sum(1 for n in cst_walk.walk(factory) if type(n) is cst.Name and n.value == made_name) != 1 + len(returns):
         return None  # the factory keeps or passes the function elsewhere too
     d = defs[0]
-    if d.decorators or d.asynchronous is not None:
+    if not _transparent(d.decorators, module) or d.asynchronous is not None:
         return None
     kind = _def_kind(d, made_name)
     return kind if isinstance(kind, tuple) else None
+
+
+#: decorators that return the very function they are given: DALI's pickle_by_value only marks a
+#: function for parallel=True's workers to pickle by value
+_TRANSPARENT = frozenset({"nvidia.dali.pickling.pickle_by_value"})
+
+
+def _transparent(decorators, module) -> bool:
+    """Are ``decorators`` all ones that leave the function as it is (none at all included)?"""
+    if not decorators:
+        return True
+    from dali_migrate.dali_imports import collect
+
+    names = cst_walk.remembered(collect, module)
+    for dec in decorators:
+        q = names.qualify(dec.decorator) if not isinstance(dec.decorator, cst.Call) else None
+        head = code(dec.decorator).partition(".")[0]
+        if q not in _TRANSPARENT or _binding_count(module, head) != 1:  # (the import binds it once)
+            return False
+    return True
 
 
 _SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
@@ -1339,6 +1368,7 @@ def _prepare(ctx) -> dict:
         src = fresh_name("source", ctx.taken)
         data = fresh_name("source_data", ctx.taken)
         ctx.loop_setup = [*ctx.loop_setup, _stmt(f"{src} = {code(_arg(call, 'source').value)}\n")]
+        ctx.sources_made = [*ctx.sources_made, _arg(call, "source").value]
         loop = src if s.kind == "iterable" else _iterator(s, src, ctx)
         ctx.source_loop = (templates.expression(loop), data)
         state[id(call)] = data
@@ -1376,6 +1406,7 @@ def _prepare(ctx) -> dict:
         test = " or ".join(f"{n} is {end}" for n in tested)
         draws.append(_stmt(f"if {test}:\n    return\n"))
     ctx.loop_setup = [*ctx.loop_setup, *setup]
+    ctx.sources_made = [*ctx.sources_made, *(_arg(call, "source").value for call, _ in sourced)]
     ctx.draws = [*ctx.draws, *draws]
     ctx.restart = _restart(ctx, sourced, names)
     return state

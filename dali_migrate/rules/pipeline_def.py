@@ -192,6 +192,7 @@ def build(info: PipelineInfo, ctx, statements: list, returned: cst.BaseExpressio
             loop_body.append(stmt)
     head.extend(before.get(len(statements), []))  # from the returned expression
     head.extend(ctx.restart.setup if restart else getattr(ctx, "loop_setup", []))
+    made_with.extend(getattr(ctx, "sources_made", []))  # source=Reader(...): made when the graph was
     # External data first, as a pipeline runs its sources' callbacks, then iter_setup(), then the graph.
     draws = [*(ctx.restart.draws if restart else getattr(ctx, "draws", [])), *iter_setup]
 

@@ -15,11 +15,16 @@ class Source:
 def es_pipe(*, batch_size=4, num_threads=1, device_id=None, seed=None):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     source_2 = Source(4)
-    for source_data in map(source_2, itertools.count()):
-        with ctx:
-            images = ndd.as_batch(source_data, layout="HWC", dtype=types.UINT8)
-            outputs = (ndd.flip(images, horizontal=1),)
-        yield outputs
+
+    # the code above runs when the pipeline is made, as in pipeline mode
+    def batches():
+        for source_data in map(source_2, itertools.count()):
+            with ctx:
+                images = ndd.as_batch(source_data, layout="HWC", dtype=types.UINT8)
+                outputs = (ndd.flip(images, horizontal=1),)
+            yield outputs
+
+    return batches()
 
 
 pipe = es_pipe()

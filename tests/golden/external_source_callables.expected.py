@@ -48,21 +48,31 @@ def sample_pipe(*, batch_size=3, num_threads=1, device_id=None, seed=None):
 def batch_info_pipe(*, batch_size=2, num_threads=1, device_id=None, seed=None):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     source_2 = Batches(2)
-    for source_data in map(lambda i: source_2(types.BatchInfo(i, 0)), itertools.count()):
-        with ctx:
-            x = ndd.as_batch(source_data, dtype=types.FLOAT)
-            outputs = (x * 2.0,)
-        yield outputs
+
+    # the code above runs when the pipeline is made, as in pipeline mode
+    def batches():
+        for source_data in map(lambda i: source_2(types.BatchInfo(i, 0)), itertools.count()):
+            with ctx:
+                x = ndd.as_batch(source_data, dtype=types.FLOAT)
+                outputs = (x * 2.0,)
+            yield outputs
+
+    return batches()
 
 
 def iterable_pipe(*, batch_size=2, num_threads=1, device_id=None, seed=None):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     source_2 = Frames(8)
-    for source_data in source_2:
-        with ctx:
-            frames = ndd.as_batch(source_data, layout="HWC")
-            outputs = (ndd.flip(frames, horizontal=1),)
-        yield outputs
+
+    # the code above runs when the pipeline is made, as in pipeline mode
+    def batches():
+        for source_data in source_2:
+            with ctx:
+                frames = ndd.as_batch(source_data, layout="HWC")
+                outputs = (ndd.flip(frames, horizontal=1),)
+            yield outputs
+
+    return batches()
 
 
 def generator_pipe(*, batch_size=2, num_threads=1, device_id=None, seed=None):

@@ -41,17 +41,23 @@ def cycle_pipe(*, batch_size=2, num_threads=1, device_id=None, seed=None):
     end = object()
     source_2 = Frames(3)
     source_iter = iter(source_2)
-    while True:
-        source_data = next(source_iter, end)
-        if source_data is end:
-            source_iter = iter(source_2)
+
+    # the code above runs when the pipeline is made, as in pipeline mode
+    def batches():
+        nonlocal source_iter
+        while True:
             source_data = next(source_iter, end)
-        if source_data is end:
-            return
-        with ctx:
-            frames = ndd.as_batch(source_data, layout="HWC")
-            outputs = (ndd.flip(frames, horizontal=1),)
-        yield outputs
+            if source_data is end:
+                source_iter = iter(source_2)
+                source_data = next(source_iter, end)
+            if source_data is end:
+                return
+            with ctx:
+                frames = ndd.as_batch(source_data, layout="HWC")
+                outputs = (ndd.flip(frames, horizontal=1),)
+            yield outputs
+
+    return batches()
 
 
 def quiet_generator_pipe(*, batch_size=2, num_threads=1, device_id=None, seed=None):
@@ -77,15 +83,21 @@ def epoch_pipe(*, batch_size=2, num_threads=1, device_id=None, seed=None):
     end = object()
     source_2 = Frames(3)
     source_iter = iter(source_2)
-    while True:
-        source_data = next(source_iter, end)
-        if source_data is end:
-            source_iter = iter(source_2)
-            return
-        with ctx:
-            frames = ndd.as_batch(source_data, layout="HWC")
-            outputs = (frames,)
-        yield outputs
+
+    # the code above runs when the pipeline is made, as in pipeline mode
+    def batches():
+        nonlocal source_iter
+        while True:
+            source_data = next(source_iter, end)
+            if source_data is end:
+                source_iter = iter(source_2)
+                return
+            with ctx:
+                frames = ndd.as_batch(source_data, layout="HWC")
+                outputs = (frames,)
+            yield outputs
+
+    return batches()
 
 
 def one_pass_pipe(*, batch_size=2, num_threads=1, device_id=None, seed=None):
@@ -93,14 +105,20 @@ def one_pass_pipe(*, batch_size=2, num_threads=1, device_id=None, seed=None):
     end = object()
     source_2 = OnePass(3)
     source_iter = iter(source_2)
-    while True:
-        source_data = next(source_iter, end)
-        if source_data is end:
-            source_iter = iter(source_2)
+
+    # the code above runs when the pipeline is made, as in pipeline mode
+    def batches():
+        nonlocal source_iter
+        while True:
             source_data = next(source_iter, end)
-        if source_data is end:
-            return
-        with ctx:
-            x = ndd.as_batch(source_data)
-            outputs = (x + 1,)
-        yield outputs
+            if source_data is end:
+                source_iter = iter(source_2)
+                source_data = next(source_iter, end)
+            if source_data is end:
+                return
+            with ctx:
+                x = ndd.as_batch(source_data)
+                outputs = (x + 1,)
+            yield outputs
+
+    return batches()

@@ -263,17 +263,22 @@ def read_meta_pipeline(root_dir, *, batch_size=8, num_threads=4, device_id=0, se
     end = object()
     source_2 = ReadMetaExternalInput(globals()["batch_size"], root_dir)
     source_iter = iter(source_2)
-    while True:
-        source_data = next(source_iter, end)
-        if source_data is end:
-            yield None  # the source's end: pipe.run() raised StopIteration here; next() starts it again, as after pipe.reset()
-            continue
-        with ctx:
-            image, label = ndd.as_batch(source_data[0], dtype=types.UINT8), ndd.as_batch(source_data[1], dtype=types.INT32)
-            decoded = ndd.decoders.image(image, device="gpu", output_type=types.RGB)
-            resized = ndd.resize(decoded, size=(32, 32))
-            outputs = resized, label
-        yield outputs
+
+    # the code above runs when the pipeline is made, as in pipeline mode
+    def batches():
+        while True:
+            source_data = next(source_iter, end)
+            if source_data is end:
+                yield None  # the source's end: pipe.run() raised StopIteration here; next() starts it again, as after pipe.reset()
+                continue
+            with ctx:
+                image, label = ndd.as_batch(source_data[0], dtype=types.UINT8), ndd.as_batch(source_data[1], dtype=types.INT32)
+                decoded = ndd.decoders.image(image, device="gpu", output_type=types.RGB)
+                resized = ndd.resize(decoded, size=(32, 32))
+                outputs = resized, label
+            yield outputs
+
+    return batches()
 
 
 if __name__ == "__main__":

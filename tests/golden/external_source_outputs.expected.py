@@ -42,13 +42,18 @@ def sample_with_label(sample_info):
 def external_input_pipe(data_root, *, batch_size=BATCH_SIZE, num_threads=2, device_id=0, seed=None):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     source_2 = ExternalInputIterator(BATCH_SIZE, data_root)
-    for source_data in source_2:
-        with ctx:
-            jpegs, labels = ndd.as_batch(source_data[0], dtype=types.UINT8), ndd.as_batch(source_data[1], dtype=types.UINT8)
-            decode = ndd.decoders.image(jpegs, device="gpu", output_type=types.RGB)
-            enhance = ndd.brightness_contrast(decode, contrast=2)
-            outputs = enhance, labels
-        yield outputs
+
+    # the code above runs when the pipeline is made, as in pipeline mode
+    def batches():
+        for source_data in source_2:
+            with ctx:
+                jpegs, labels = ndd.as_batch(source_data[0], dtype=types.UINT8), ndd.as_batch(source_data[1], dtype=types.UINT8)
+                decode = ndd.decoders.image(jpegs, device="gpu", output_type=types.RGB)
+                enhance = ndd.brightness_contrast(decode, contrast=2)
+                outputs = enhance, labels
+            yield outputs
+
+    return batches()
 
 
 def sample_pairs(*, batch_size=3, num_threads=1, device_id=None, seed=None):

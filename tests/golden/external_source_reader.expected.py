@@ -35,18 +35,23 @@ def reader_and_params(data_dir, *, batch_size=4, num_threads=2, device_id=0, see
     end = object()
     source_2 = BrightnessSchedule(4)
     source_iter = map(lambda i: source_2(types.BatchInfo(i, 0)), itertools.count())
-    while True:
-        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
-            source_data = next(source_iter, end)
-            if source_data is end:
-                return
-            with ctx:
-                brightness = ndd.as_batch(source_data, dtype=types.FLOAT)
-                images = ndd.decoders.image(jpegs, device="gpu", output_type=types.RGB)
-                images = ndd.resize(images, resize_x=32, resize_y=32)
-                images = ndd.brightness(images, brightness=brightness)
-                outputs = images, labels
-            yield outputs
+
+    # the code above runs when the pipeline is made, as in pipeline mode
+    def batches():
+        while True:
+            for jpegs, labels in reader.next_epoch(batch_size=batch_size):
+                source_data = next(source_iter, end)
+                if source_data is end:
+                    return
+                with ctx:
+                    brightness = ndd.as_batch(source_data, dtype=types.FLOAT)
+                    images = ndd.decoders.image(jpegs, device="gpu", output_type=types.RGB)
+                    images = ndd.resize(images, resize_x=32, resize_y=32)
+                    images = ndd.brightness(images, brightness=brightness)
+                    outputs = images, labels
+                yield outputs
+
+    return batches()
 
 
 def frames_and_angles(*, batch_size=2, num_threads=1, device_id=None, seed=None):
@@ -56,13 +61,18 @@ def frames_and_angles(*, batch_size=2, num_threads=1, device_id=None, seed=None)
     source_iter = iter(source_2)
     source_3 = angle
     source_iter_2 = map(lambda i: [source_3(types.SampleInfo(i * batch_size + j, j, i, 0)) for j in range(batch_size)], itertools.count())
-    while True:
-        source_data = next(source_iter, end)
-        source_data_2 = next(source_iter_2, end)
-        if source_data is end or source_data_2 is end:
-            return
-        with ctx:
-            frames = ndd.as_batch(source_data, layout="HWC")
-            angles = ndd.as_batch(source_data_2)
-            outputs = ndd.rotate(frames, angle=angles, keep_size=True, fill_value=0), angles
-        yield outputs
+
+    # the code above runs when the pipeline is made, as in pipeline mode
+    def batches():
+        while True:
+            source_data = next(source_iter, end)
+            source_data_2 = next(source_iter_2, end)
+            if source_data is end or source_data_2 is end:
+                return
+            with ctx:
+                frames = ndd.as_batch(source_data, layout="HWC")
+                angles = ndd.as_batch(source_data_2)
+                outputs = ndd.rotate(frames, angle=angles, keep_size=True, fill_value=0), angles
+            yield outputs
+
+    return batches()

@@ -33,26 +33,36 @@ def training_pipeline(root, *, batch_size=batch_size, num_threads=2, device_id=0
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     rng = ndd.random.RNG(seed=seed)
     source_2 = ExternalInputCallable(root)
-    for source_data in map(lambda i: [source_2(nvidia.dali.types.SampleInfo(i * batch_size + j, j, i, 0)) for j in range(batch_size)], itertools.count()):
-        with ctx:
-            jpegs, labels = ndd.as_batch([sample[0] for sample in source_data]), ndd.as_batch([sample[1] for sample in source_data])
-            decode = ndd.decoders.image(jpegs, device="gpu")
-            contrast = ndd.random.uniform(range=(1, 3.0), batch_size=batch_size, rng=rng)
-            enhance = ndd.brightness_contrast(decode, contrast=contrast)
-            outputs = enhance, labels
-        yield outputs
+
+    # the code above runs when the pipeline is made, as in pipeline mode
+    def batches():
+        for source_data in map(lambda i: [source_2(nvidia.dali.types.SampleInfo(i * batch_size + j, j, i, 0)) for j in range(batch_size)], itertools.count()):
+            with ctx:
+                jpegs, labels = ndd.as_batch([sample[0] for sample in source_data]), ndd.as_batch([sample[1] for sample in source_data])
+                decode = ndd.decoders.image(jpegs, device="gpu")
+                contrast = ndd.random.uniform(range=(1, 3.0), batch_size=batch_size, rng=rng)
+                enhance = ndd.brightness_contrast(decode, contrast=contrast)
+                outputs = enhance, labels
+            yield outputs
+
+    return batches()
 
 
 def validation_pipeline(root, *, batch_size=batch_size, num_threads=2, device_id=0, seed=None):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     source_2 = ExternalInputCallable(root)
-    for source_data in map(lambda i: [source_2(nvidia.dali.types.SampleInfo(i * batch_size + j, j, i, 0)) for j in range(batch_size)], itertools.count()):
-        with ctx:
-            jpegs, labels = ndd.as_batch([sample[0] for sample in source_data]), ndd.as_batch([sample[1] for sample in source_data])
-            decode = ndd.decoders.image(jpegs, device="gpu")
-            enhance = ndd.brightness_contrast(decode, contrast=1.5)
-            outputs = enhance, labels
-        yield outputs
+
+    # the code above runs when the pipeline is made, as in pipeline mode
+    def batches():
+        for source_data in map(lambda i: [source_2(nvidia.dali.types.SampleInfo(i * batch_size + j, j, i, 0)) for j in range(batch_size)], itertools.count()):
+            with ctx:
+                jpegs, labels = ndd.as_batch([sample[0] for sample in source_data]), ndd.as_batch([sample[1] for sample in source_data])
+                decode = ndd.decoders.image(jpegs, device="gpu")
+                enhance = ndd.brightness_contrast(decode, contrast=1.5)
+                outputs = enhance, labels
+            yield outputs
+
+    return batches()
 
 
 def main(root):

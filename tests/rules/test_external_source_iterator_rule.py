@@ -34,6 +34,10 @@ def iterated(body: str, use: str = "loader = DALIGenericIterator(pipe, ['x'])\n"
     )
 
 
+def _unindented(text: str) -> str:
+    return "".join(line.lstrip() for line in text.splitlines(keepends=True))
+
+
 def test_a_callable_with_batch_info_starts_again_at_iteration_0_with_the_next_epoch():
     out = iterated("return fn.external_source(source=Counter(), batch_info=True)\n")
     assert "dali-migrate:" not in out
@@ -42,12 +46,14 @@ def test_a_callable_with_batch_info_starts_again_at_iteration_0_with_the_next_ep
     assert "source_iter = map(lambda i: source_2(types.BatchInfo(i, epoch)), itertools.count())" in out
     # where the source ended: None, then the epoch index and a new count from 0 (pipe.reset())
     assert (
-        "        if source_data is end:\n"
-        "            yield None  # the source's end: pipe.run() raised StopIteration here; next() starts it again, as after pipe.reset()\n"
-        "            epoch += 1\n"
-        "            source_iter = map(lambda i: source_2(types.BatchInfo(i, epoch)), itertools.count())\n"
-        "            continue\n"
-    ) in out
+        "if source_data is end:\n"
+        "yield None  # the source's end: pipe.run() raised StopIteration here; next() starts it again, as after pipe.reset()\n"
+        "epoch += 1\n"
+        "source_iter = map(lambda i: source_2(types.BatchInfo(i, epoch)), itertools.count())\n"
+        "continue\n"
+    ) in _unindented(out)
+    # Counter() is made when the pipeline is, the loop in a generator of its own that rebinds these
+    assert "nonlocal epoch, source_iter\n" in out
     assert "loader = DaliTorchSourceIterator(PrefetchedPipeline(pipe), ['x'], batch_size=4)" in out
     assert "class PrefetchedPipeline:" in out and "class DaliTorchSourceIterator:" in out
     assert "self._pipe.reset()" in out and "outputs = self._pipe.share_outputs()" in out
@@ -64,11 +70,11 @@ def test_an_iterable_is_iterated_once_and_goes_on_after_the_end():
 def test_cycle_raise_rewinds_then_ends_the_epoch():
     out = iterated('return fn.external_source(source=Frames(), cycle="raise")\n')
     assert (
-        "        if source_data is end:\n"
-        "            source_iter = iter(source_2)\n"
-        "        if source_data is end:\n"
-        "            yield None"
-    ) in out
+        "if source_data is end:\n"
+        "source_iter = iter(source_2)\n"
+        "if source_data is end:\n"
+        "yield None"
+    ) in _unindented(out)
 
 
 def test_a_pipeline_run_directly_stays_a_generator_that_ends():

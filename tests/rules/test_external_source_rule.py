@@ -17,6 +17,11 @@ def gen():
 '''
 
 
+def _unindented(text: str) -> str:
+    # (a source made by a call is made with the pipeline, the loop then in a nested generator)
+    return "".join(line.lstrip() for line in text.splitlines(keepends=True))
+
+
 def es_pipeline(body: str, decorator: str = "@pipeline_def(batch_size=4)") -> str:
     import textwrap
 
@@ -25,6 +30,8 @@ def es_pipeline(body: str, decorator: str = "@pipeline_def(batch_size=4)") -> st
 
 def test_one_iterable_source_drives_the_loop_and_is_iterated_once():
     out = es_pipeline("x = fn.external_source(source=Frames(), layout='HWC')\nreturn fn.flip(x)\n")
+    # Frames() is made when the pipeline is, as DALI makes it when it defines the graph
+    assert "    source_2 = Frames()\n\n" in out and "return batches()" in out
     # `for` calls iter() once, as DALI does; iter(iter(source)) would call __iter__ twice
     assert "for source_data in source_2:" in out
     assert "ndd.as_batch(source_data, layout='HWC')" in out
@@ -40,7 +47,7 @@ def test_source_beside_a_reader_is_drawn_inside_the_reader_loop():
     reader_loop = out.index("for jpegs, labels in reader.next_epoch(")
     draw = out.index("source_data = next(source_iter, end)")
     assert reader_loop < draw < out.index("with ctx:")
-    assert "if source_data is end:\n                return" in out
+    assert "if source_data is end:\nreturn" in _unindented(out)
     # the source is made once, after the reader, before the loop
     assert out.index("reader = ndd.readers.File(") < out.index("source_iter = map(lambda i: source_2(types.BatchInfo(i, 0))") < reader_loop
 
@@ -50,7 +57,8 @@ def test_several_sources_are_all_drawn_before_the_end_is_decided():
         "a = fn.external_source(source=Frames())\nb = fn.external_source(source=gen)\nreturn a, b\n"
     )
     first, second = out.index("source_data = next(source_iter, end)"), out.index("source_data_2 = next(source_iter_2, end)")
-    assert first < second < out.index("if source_data is end or source_data_2 is end:\n            return")
+    assert first < second < out.index("if source_data is end or source_data_2 is end:\n")
+    assert "if source_data is end or source_data_2 is end:\nreturn\n" in _unindented(out)
     assert "source_iter_2 = source_3()" in out
 
 
@@ -69,18 +77,18 @@ def test_sources_sharing_a_name_are_left_to_a_person():
 
 def test_cycle_true_rewinds_and_draws_again():
     out = es_pipeline("return fn.external_source(source=Frames(), cycle=True)\n")
-    assert "if source_data is end:\n            source_iter = iter(source_2)\n            source_data = next(source_iter, end)" in out
+    assert "if source_data is end:\nsource_iter = iter(source_2)\nsource_data = next(source_iter, end)" in _unindented(out)
     assert out.count("if source_data is end:") == 2
 
 
 def test_cycle_quiet_with_a_generator_function_calls_it_again():
     out = es_pipeline('return fn.external_source(source=gen, cycle="quiet")\n')
-    assert "source_iter = source_2()\n            source_data = next(source_iter, end)" in out
+    assert "source_iter = source_2()\nsource_data = next(source_iter, end)" in _unindented(out)
 
 
 def test_cycle_raise_rewinds_then_ends():
     out = es_pipeline('return fn.external_source(source=Frames(), cycle="raise")\n')
-    assert "if source_data is end:\n            source_iter = iter(source_2)\n            return" in out
+    assert "if source_data is end:\nsource_iter = iter(source_2)\nreturn" in _unindented(out)
 
 
 def test_cycle_no_is_no_cycle():
@@ -456,3 +464,37 @@ def test_device_from_a_parameter_the_pipeline_assigns_is_left_to_a_person():
 def test_device_from_another_expression_is_left_to_a_person():
     out = _device_param_pipeline("x = fn.external_source(source=gen, device=device.lower())\nreturn x\n")
     assert "fn.external_source(device=...) neither a string literal nor a parameter of the pipeline function" in out
+
+
+# -- a source made in the graph by a factory of the file ----------------------------------------
+
+FACTORY = '''
+import nvidia.dali.pickling as dali_pickle
+
+
+{decorator}
+def make_callback(n):
+    def callback(info):
+        return np.array([info.idx_in_epoch % n])
+
+    return callback
+'''
+
+
+def test_a_factory_call_in_the_graph_is_followed_to_the_function_it_returns():
+    for decorator in ("", "@dali_pickle.pickle_by_value"):
+        src = "import numpy as np\n" + FACTORY.format(decorator=decorator) + (
+            "\n@pipeline_def(batch_size=4)\ndef p():\n"
+            "    return fn.external_source(source=make_callback(5), batch=False, parallel=True)\n\npipe = p()\n")
+        out = convert(src)
+        assert "dali-migrate:" not in out, out
+        assert "source_2 = make_callback(5)" in out
+        assert "source_2(types.SampleInfo(i * batch_size + j, j, i, 0))" in out  # called per sample
+
+
+def test_a_factory_with_another_decorator_is_not_followed():
+    src = "import numpy as np\nimport functools\n" + FACTORY.format(decorator="@functools.lru_cache") + (
+        "\n@pipeline_def(batch_size=4)\ndef p():\n"
+        "    return fn.external_source(source=make_callback(5), batch=False)\n\npipe = p()\n")
+    out = convert(src)
+    assert "@pipeline_def" in out and "cannot tell whether the source `make_callback(5)`" in out
