@@ -873,7 +873,7 @@ def _add_definition(module: cst.Module, text: str) -> cst.Module:
     for i, stmt in enumerate(body):
         if defined & cst_walk.remembered(names_in, stmt):  # (asked again for each definition added)
             break
-        if _is_import_line(stmt):
+        if _is_import_line(stmt) or _imports_guarded(stmt):
             anchor = i
     rest = body[anchor + 1 :]
     if rest and hasattr(rest[0], "leading_lines"):
@@ -937,6 +937,12 @@ def _names_outside_imports_in(node: cst.CSTNode) -> set:
         elif tp is not cst.Import and tp is not cst.ImportFrom:
             stack.extend(cst_walk.children(node))
     return found
+
+
+def _imports_guarded(stmt) -> bool:
+    """A top-level ``try:`` that imports (``try: import ... except ImportError: ...``): what is added
+    goes after it, with the imports, not above them."""
+    return isinstance(stmt, cst.Try) and any(_is_import_line(s) for s in stmt.body.body)
 
 
 def _is_import_line(stmt) -> bool:

@@ -1981,7 +1981,7 @@ def _module_reads(module: cst.Module):
             if isinstance(n.target, cst.Name):
                 variables |= read_names(n.target)
     per_statement = []
-    for stmt in module.body:
+    for stmt in _top_level(module.body, headers=True):
         names: set = set()
         stack = [stmt]
         while stack:
@@ -2014,7 +2014,7 @@ def _folded_bases(module: cst.Module, classes: dict, results: dict, needed_by: d
         subs = [n for n in classes if extends(n, name)]
         if not subs or any(not isinstance(results.get(n), cst.FunctionDef) or n in needed_by for n in subs):
             continue
-        rest = [results[n] if n in subs else s for s in module.body
+        rest = [results[n] if n in subs else s for s in _top_level(module.body, headers=True)
                 for n in [s.name.value if isinstance(s, cst.ClassDef) and classes.get(s.name.value) is s else None]
                 if n != name]
         if not any(name in names_in(s) for s in rest):
@@ -2034,10 +2034,65 @@ def _class_result(cls: cst.ClassDef, names, catalog, classes: dict, taken: froze
         return e
 
 
+def _top_level(stmts, headers: bool = False):
+    """The module's statements, those of its top-level ``if``/``try`` blocks in their place: a
+    Pipeline subclass defined under ``if dali_available:`` (or in the ``try`` that imports DALI)
+    is still defined once, when the module is imported. ``headers``: with the ``if`` tests and the
+    ``except`` types too (what else reads names there)."""
+    for stmt in stmts:
+        if isinstance(stmt, cst.If):
+            while isinstance(stmt, cst.If):
+                if headers:
+                    yield stmt.test
+                yield from _top_level(stmt.body.body, headers)
+                stmt = stmt.orelse
+            if stmt is not None:
+                yield from _top_level(stmt.body.body, headers)
+        elif isinstance(stmt, cst.Try):
+            yield from _top_level(stmt.body.body, headers)
+            for handler in stmt.handlers:
+                if headers and handler.type is not None:
+                    yield handler.type
+                yield from _top_level(handler.body.body, headers)
+            for part in (stmt.orelse, stmt.finalbody):
+                if part is not None:
+                    yield from _top_level(part.body.body, headers)
+        else:
+            yield stmt
+
+
+def _rebuilt(stmts, replace) -> list:
+    """``stmts`` with each statement :func:`_top_level` gives replaced by ``replace(stmt)`` (a
+    list of statements); the ``if``/``try`` blocks around them kept."""
+
+    def block(b):
+        return b.with_changes(body=_rebuilt(b.body, replace))
+
+    def branch(node):
+        if isinstance(node, cst.If):
+            return node.with_changes(body=block(node.body), orelse=None if node.orelse is None else branch(node.orelse))
+        return node.with_changes(body=block(node.body))  # an Else
+
+    out: list = []
+    for stmt in stmts:
+        if isinstance(stmt, cst.If):
+            out.append(branch(stmt))
+        elif isinstance(stmt, cst.Try):
+            out.append(stmt.with_changes(
+                body=block(stmt.body),
+                handlers=[h.with_changes(body=block(h.body)) for h in stmt.handlers],
+                orelse=None if stmt.orelse is None else stmt.orelse.with_changes(body=block(stmt.orelse.body)),
+                finalbody=None if stmt.finalbody is None else stmt.finalbody.with_changes(body=block(stmt.finalbody.body)),
+            ))
+        else:
+            out.extend(replace(stmt))
+    return out
+
+
 def rewrite_classes(module: cst.Module, names, catalog, found: list, skip: set, taken: frozenset = frozenset()) -> cst.Module:
     # The file's Pipeline subclasses and their subclasses (a base is defined before them).
     classes: dict = {}
-    for stmt in module.body:
+    for stmt in _top_level(module.body):
         if isinstance(stmt, cst.ClassDef) and any(
             names.qualify(b.value) in PIPELINE_CLASS or code(b.value) in classes for b in stmt.bases
         ):
@@ -2063,27 +2118,29 @@ def rewrite_classes(module: cst.Module, names, catalog, found: list, skip: set, 
         if name in skip or (isinstance(results.get(name), _NotSimple) and not isinstance(results.get(name), _Abstract)):
             keep_bases(cls, name)
     removed = _folded_bases(module, classes, results, needed_by)
-    body = []
-    for stmt in module.body:
+
+    def replace(stmt) -> list:
         name = stmt.name.value if isinstance(stmt, cst.ClassDef) else None
         result = results.get(name) if name is not None and classes.get(name) is stmt else None
         if name in removed and classes.get(name) is stmt:
-            continue
+            return []
         if result is None:
-            body.append(stmt)
-        elif isinstance(result, _Abstract) and name in needed_by:
+            return [stmt]
+        if isinstance(result, _Abstract) and name in needed_by:
             found.append(Legacy(name=name, kind="class", anchor=stmt, reason=f"class {needed_by[name]} extends it and stays a class"))
-            body.append(stmt)
-        elif isinstance(result, _NotSimple):
+            return [stmt]
+        if isinstance(result, _NotSimple):
             found.append(Legacy(name=name, kind="class", anchor=stmt, reason=str(result)))
-            body.append(stmt)
-        elif name in needed_by:
+            return [stmt]
+        if name in needed_by:
             found.append(Legacy(name=name, kind="class", anchor=stmt, reason=f"class {needed_by[name]} extends it and stays a class"))
-            body.append(stmt)
-        else:
-            found.append(Legacy(name=name, kind="class", anchor=stmt))
-            body.append(result)
-    return module.with_changes(body=body)
+            return [stmt]
+        found.append(Legacy(name=name, kind="class", anchor=stmt))
+        return [result]
+
+    if not classes:
+        return module
+    return module.with_changes(body=_rebuilt(module.body, replace))
 
 
 def _ways_to_pipeline_blocks(module: cst.Module, names) -> set:

@@ -86,3 +86,18 @@ def test_unconvertible_pipeline_is_an_error(tmp_path):
     )
     with pytest.raises(VerifyError, match="not converted automatically"):
         verify(Options(original=src))
+
+
+def test_a_pipeline_defined_under_a_module_level_if_is_found(tmp_path):
+    # `if dali_enable:` around the definitions (ziplab/QTool): the slice keeps the block and the
+    # try that binds the flag, and blanks the rest
+    from dali_migrate.verify.slicing import slice_source
+
+    src = (
+        "try:\n    import nvidia.dali.fn as fn\n    ok = True\nexcept ImportError:\n    ok = False\n\n"
+        "if ok:\n    def pipe():\n        return fn.constant(idata=[1])\nelse:\n    pipe = None\n\n"
+        "print('top-level code')\n"
+    )
+    out = slice_source(src, ["pipe"])
+    assert "def pipe():" in out and "ok = True" in out
+    assert "print(" not in out and out.count("\n") == src.count("\n")

@@ -34,11 +34,25 @@ def _bound_by(stmt: cst.CSTNode) -> set:
                 bound |= _assigned_names(small)
         return bound
     if isinstance(stmt, (cst.If, cst.Try, cst.With)):
-        # e.g. try: import x / except ImportError: x = None
-        return _assigned_names(stmt) | {
+        # e.g. try: import x / except ImportError: x = None; or `if dali_available:` above the
+        # pipeline's definition
+        return _assigned_names(stmt) | _defined_in(stmt) | {
             n for s in _import_nodes(stmt) for n in _bound_by(cst.SimpleStatementLine([s]))
         }
     return set()
+
+
+def _defined_in(stmt) -> set:
+    """Names of the functions and classes defined in the blocks of a top-level if/try/with."""
+    found: set = set()
+    stack = [stmt]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            found.add(node.name.value)
+        elif isinstance(node, (cst.If, cst.Else, cst.Try, cst.ExceptHandler, cst.Finally, cst.With, cst.IndentedBlock)):
+            stack.extend(node.children)
+    return found
 
 
 def _import_nodes(stmt):

@@ -270,7 +270,7 @@ def test_iterator_over_a_class_whose_base_is_a_pipeline_subclass_names_it():
     assert "see the call-site marker" not in out
 
 
-def test_a_pipeline_class_defined_under_an_if_is_marked_with_where_it_is():
+def test_a_pipeline_class_defined_under_a_module_level_if_converts_in_place():
     # ziplab/QTool: the class is defined only when DALI imports
     out = convert(
         "try:\n    from nvidia.dali.pipeline import Pipeline\n    from nvidia.dali.plugin.pytorch import DALIClassificationIterator\n"
@@ -283,8 +283,18 @@ def test_a_pipeline_class_defined_under_an_if_is_marked_with_where_it_is():
         "        return DALIClassificationIterator(pipe, size=pipe.epoch_size('Reader'))\n",
         header="",
     )
-    assert "it is defined inside an `if`; dali-migrate converts Pipeline subclasses defined at the top level" in out
-    assert "(its pipeline, HybridPipe, is not converted: its marker says why)" in out
+    # converted where it stands: the module defines it once, on import, as it did the class
+    assert "dali-migrate:" not in out, out
+    assert "if dali_enable:\n    def HybridPipe(batch_size, num_threads, data_dir, *, device_id=0, seed=12):\n" in out
+    assert "return DaliTorchIterator(pipe, " in out
+    # a class under an `if` inside a function is made on each call: still marked with where it is
+    src = (
+        "from nvidia.dali.pipeline import Pipeline\nimport nvidia.dali.ops as ops\n\n\n"
+        "def make(data_dir, flag):\n    if flag:\n        class P(Pipeline):\n            def __init__(self):\n"
+        "                super().__init__(2, 1, None)\n                self.input = ops.readers.File(file_root=data_dir)\n\n"
+        "            def define_graph(self):\n                return self.input()[0]\n\n        return P()\n"
+    )
+    assert "it is defined inside an `if`" in convert(src, header="")
 
 
 def test_a_class_based_on_object_that_makes_a_pipeline_inside_is_no_pipeline_subclass():
