@@ -158,6 +158,21 @@ def code_of(path: Path, runnable: bool = False) -> str:
         return text
     if runnable:
         return _PLACEHOLDER_LINE.sub(lambda m: m.group(1) + "pass", code_of(path))
+    return _futures_first(_joined_cells(text))
+
+
+_FUTURE_LINE = re.compile(r"^from __future__ import [^\n]*\n", re.M)
+
+
+def _futures_first(code: str) -> str:
+    """IPython compiles each cell on its own, keeping the ``from __future__`` flags of earlier
+    cells: a later cell may import from __future__. Joined into one module, those imports must
+    come first (each leaves an empty line where it was)."""
+    found = _FUTURE_LINE.findall(code)
+    return "".join(found) + _FUTURE_LINE.sub("\n", code) if found else code
+
+
+def _joined_cells(text: str) -> str:
     data = json.loads(text)
     ph = notebooks._Placeholders("corpus")
     parts = []

@@ -71,6 +71,8 @@ def _corpus(root: Path) -> None:
         "def nb_pipe():\n    jpegs, labels = fn.readers.file(file_root='images')\n"
         "    return fn.decoders.image(jpegs), labels",
         "pipe = nb_pipe()\npipe.build()\nout = pipe.run()",
+        # (a cell may import from __future__: IPython compiles each cell on its own)
+        "from __future__ import annotations\nprint(out)",
     ]))
 
 
