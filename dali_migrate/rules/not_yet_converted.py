@@ -188,6 +188,12 @@ def _unconverted_pipeline(call: cst.Call, module: cst.Module, parents, names, co
     nested = [c for c in parents.find(cst.ClassDef) if c.name.value == callee]
     if len(nested) == 1 and _pipeline_class(nested[0], module, names):  # (under an `if`, in a function)
         return f"({what}, {callee}, is not converted: its marker says why)"
+    defs = [f for f in parents.find(cst.FunctionDef) if f.name.value == callee]
+    if not nested and len(defs) == 1 and parents.scope(defs[0]) is scope:
+        # a pipeline function defined in the function that makes the iterator (sentry, pair_dali)
+        found = _made_by_function(defs[0], f"{callee}()", what, names)
+        if found is not None:
+            return found
     return _class_variable(callee, scope, module, parents, names, converted, what)
 
 

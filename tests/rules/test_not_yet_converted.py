@@ -312,3 +312,19 @@ def test_a_class_based_on_object_that_makes_a_pipeline_inside_is_no_pipeline_sub
     )
     assert "COCOInput looks like a DALI Pipeline subclass" not in out
     assert "it is defined inside a function" in out
+
+
+def test_an_iterator_over_a_pipeline_function_defined_beside_it_points_at_its_marker():
+    # Andrew-Gan/sentry: the @pipeline_def function is defined in the function that makes the
+    # iterator, and is not converted; no call-site marker exists to point at
+    out = convert(
+        "from nvidia.dali import pipeline_def\nimport nvidia.dali.fn as fn\n"
+        "from nvidia.dali.plugin.pytorch import DALIGenericIterator\n\n\n"
+        "def loader(root, batch):\n    @pipeline_def(num_threads=2, device_id=0)\n    def images():\n"
+        "        data = fn.readers.numpy(file_root=root, device='gpu', name='Reader')\n        return data\n\n"
+        "    return DALIGenericIterator([images(batch_size=batch)], ['data'], reader_name='Reader')\n",
+        header="",
+    )
+    assert "with device= other than" in out
+    assert "(its pipeline, images, is not converted: its marker says why)" in out
+    assert "see the call-site marker" not in out
