@@ -1004,6 +1004,14 @@ def _inline_base_init(init: cst.FunctionDef, base_code: str, base: _Effective) -
         raise _NotSimple("the base class's __init__ assigns to its own parameters")
     if read_names(*bound.values()) & base_locals:
         raise _NotSimple("the base class's __init__ binds a name this class passes to it")
+    # In one function, what the base binds would be what this class reads after super().__init__
+    after = body[i + 1:]
+    clash = base_locals & (own_params | (read_names(*after) - _assigned(*after)))
+    if clash:
+        first = sorted(clash)[0]
+        raise _NotSimple(f"the base class's __init__ binds `{first}`, which this class's __init__ reads after "
+                         f"super().__init__(...) as its own: in one function it would read the base's value; "
+                         f"rename one of them, or convert by hand")
     # The base's statements must not see this class's variables where they read globals.
     base_free = read_names(*base.init) - base_locals - set(bound) - {"self"}
     if base_free & (own_params | _assigned(*body[:i])):
@@ -1815,6 +1823,28 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
 
     if chosen:
         graph_body = _expand_choices(graph_body, setup_stmts, choices, chosen, values)
+
+    # define_graph and iter_setup ran in scopes of their own: a name they read from outside the
+    # class (a module's variable) that __init__ binds, as a parameter or a local, would read
+    # __init__'s value once they are one function
+    init_bound = param_names | set(values) | _assigned(*setup) | set(settings_locals.values())
+    for what, stmts in (("define_graph", graph_stmts), ("iter_setup", setup_stmts)):
+        captured = (read_names(*stmts) - _assigned(*stmts) - {self_name}) & init_bound
+        if captured:
+            first = sorted(captured)[0]
+            raise _NotSimple(
+                f"{what} reads `{first}` from outside the class, and __init__ binds `{first}` too: in the one "
+                f"converted function {what}'s code would read __init__'s value; rename one of them, or convert by hand"
+            )
+        # (and the other way: a name bound there is local to the whole function, where __init__'s
+        # code would read it before it is bound)
+        hidden = (read_names(*setup) - init_bound - {self_name}) & _assigned(*stmts)
+        if hidden:
+            first = sorted(hidden)[0]
+            raise _NotSimple(
+                f"__init__ reads `{first}` from outside the class, and {what} binds `{first}`: in the one converted "
+                f"function __init__'s code would read {what}'s local before it is bound; rename one of them, or convert by hand"
+            )
 
     # Nodes define_graph keeps as self.<attr> (for iter_setup to feed them) become locals.
     graph_attrs = _self_targets(*graph_body)

@@ -887,3 +887,82 @@ def test_build_at_the_end_of_init_goes():
         out = pipe.run()
     """)
     assert "def FilePipeline(" in out and "build" not in out and "out = next(pipe)" in out and "dali-migrate:" not in out
+
+
+# -- scopes that become one function ---------------------------------------------------------
+
+_BASE = '''
+import nvidia.dali.ops as ops
+from nvidia.dali.pipeline import Pipeline
+
+
+class Base(Pipeline):
+    def __init__(self, batch_size, num_threads, device_id, size):
+        super().__init__(batch_size, num_threads, device_id)
+        {base_local} = False
+        self.res = ops.Resize(resize_x=size, resize_y=size)
+
+
+class Sub(Base):
+    def __init__(self, batch_size, num_threads, device_id, data_dir, shuffle):
+        super().__init__(batch_size, num_threads, device_id, 8)
+        self.input = ops.readers.File(file_root=data_dir, random_shuffle=shuffle)
+        self.decode = ops.decoders.Image()
+
+    def define_graph(self):
+        jpegs, labels = self.input()
+        return self.res(self.decode(jpegs)), labels
+
+
+pipe = Sub(2, 1, None, "d", True)
+'''
+
+
+def test_a_base_local_named_like_what_the_subclass_reads_after_super_is_refused():
+    # Base binds `shuffle`; inlined into Sub's function, random_shuffle=shuffle would read False
+    out = convert(_BASE.format(base_local="shuffle"), header="")
+    assert "class Sub(Base):" in out
+    assert "the base class's __init__ binds `shuffle`, which this class's __init__ reads after super()" in out
+    out = convert(_BASE.format(base_local="ordered"), header="")
+    assert "dali-migrate:" not in out and "random_shuffle=shuffle" in out
+
+
+_GLOBAL = '''
+import nvidia.dali.fn as fn
+import nvidia.dali.ops as ops
+from nvidia.dali.pipeline import Pipeline
+
+size = 8
+
+
+class One(Pipeline):
+    def __init__(self, batch_size, num_threads, device_id, data_dir):
+        super().__init__(batch_size, num_threads, device_id)
+        {init_local} = 16
+        self.input = ops.readers.File(file_root=data_dir)
+
+    def define_graph(self):
+        jpegs, labels = self.input()
+        return fn.resize(fn.decoders.image(jpegs), resize_x=size), labels
+
+
+pipe = One(2, 1, None, "d")
+'''
+
+
+def test_a_module_variable_define_graph_reads_and_init_binds_is_refused():
+    # define_graph reads the module's size (8); in one function it would read __init__'s 16
+    out = convert(_GLOBAL.format(init_local="size"), header="")
+    assert "class One(Pipeline):" in out
+    assert "define_graph reads `size` from outside the class, and __init__ binds `size` too" in out
+    out = convert(_GLOBAL.format(init_local="scale"), header="")
+    assert "dali-migrate:" not in out and "resize_x=size" in out
+
+
+def test_a_module_variable_init_reads_and_define_graph_binds_is_refused():
+    # in one function `size` would be local throughout: __init__'s read of it would raise
+    src = _GLOBAL.replace("        {init_local} = 16\n", "        self.width = size * 2\n").replace(
+        "        jpegs, labels = self.input()\n", "        jpegs, labels = self.input()\n        size = self.width\n")
+    out = convert(src, header="")
+    assert "class One(Pipeline):" in out
+    assert "__init__ reads `size` from outside the class, and define_graph binds `size`" in out
