@@ -273,6 +273,67 @@ def _bindings(stmt) -> set:
     return found
 
 
+def _read_before_bound(stmts: list, names: set) -> Optional[str]:
+    """The first of ``names`` that ``stmts``, run in order, read before binding it again (None if
+    none): a later ``input = fn.external_source()`` of another graph is no read of the first one's
+    ``input``. Branches and loop bodies are read as if they ran; a name bound in one branch only
+    is still the old one after the branch."""
+    live = set(names)
+    for stmt in stmts:
+        if not live:
+            return None
+        hit = _reads_first(stmt, live)
+        if hit is not None:
+            return hit
+        if not isinstance(stmt, (cst.If, cst.For, cst.While, cst.Try)):
+            live -= _bindings(stmt)
+    return None
+
+
+def _reads_first(stmt, live: set) -> Optional[str]:
+    """The first of ``live`` that ``stmt`` reads before it binds it, or None."""
+    if isinstance(stmt, cst.SimpleStatementLine):
+        for small in stmt.body:
+            if isinstance(small, (cst.Assign, cst.AnnAssign)):
+                targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
+                # `x = ...` only binds x; `x[i] = ...` / `x.a = ...` read x
+                reads = read_names(*([small.value] if small.value is not None else []),
+                                   *[t for t in targets if not isinstance(t, (cst.Name, cst.Tuple, cst.List))])
+            else:
+                reads = read_names(small)  # (an AugAssign reads its target too)
+            hit = sorted(reads & live)
+            if hit:
+                return hit[0]
+            live = live - _bindings(cst.SimpleStatementLine([small]))
+        return None
+    if isinstance(stmt, (cst.With, cst.If, cst.For, cst.While)):
+        head = [i.item for i in stmt.items] if isinstance(stmt, cst.With) else [
+            h for h in (getattr(stmt, "test", None), getattr(stmt, "iter", None)) if h is not None]
+        hit = sorted(read_names(*head) & live)
+        if hit:
+            return hit[0]
+        inner = live - names_in(stmt.target) if isinstance(stmt, cst.For) else live
+        blocks = [stmt.body]
+        orelse = getattr(stmt, "orelse", None)
+        while orelse is not None:
+            blocks.append(orelse.body)
+            orelse = orelse.orelse if isinstance(orelse, cst.If) else None
+        for block in blocks:
+            hit = _read_before_bound(list(block.body), inner)
+            if hit is not None:
+                return hit
+        return None
+    if isinstance(stmt, cst.FunctionDef):
+        # a function reads, when it runs, the names it does not bind itself
+        p = stmt.params
+        own = _assigned(stmt.body) | {x.name.value for x in [*p.posonly_params, *p.params, *p.kwonly_params]}
+        reads = read_names(stmt.body, *stmt.decorators, *[x.default for x in p.params if x.default is not None]) - own
+    else:  # a class or a try: anything it reads counts (a handler may run at any point)
+        reads = read_names(stmt)
+    hit = sorted(reads & live)
+    return hit[0] if hit else None
+
+
 def _mutated(stmt) -> set:
     """Names whose object a statement may change in place (``x[i] = ...``, ``x.a = ...``, ``x += ...``,
     ``x.append(...)``)."""
@@ -457,6 +518,15 @@ def rewrite_with_blocks(body: list, names, taken: set, found: list, skip: set) -
             else:
                 kept.append(stmt)
         graph = [*pre, *inner[:-1], *[cst.Expr(v) for v in outputs]]
+        # the graph becomes a function of its own: what its lines bind stays in there
+        leaked = _read_before_bound([*kept, *out[j + 1:]], set().union(*(_bindings(s) for s in [*pre, *inner[:-1]])))
+        if leaked is not None:
+            found.append(Legacy(name=name, kind="with", anchor=out[i], block=with_stmt, reason=(
+                f"`{leaked}` is bound in the `with {var}:` graph and read after it: converted, the graph is a "
+                f"function of its own, where `{leaked}` would stay; bind it before Pipeline(...), or convert by hand"
+            )))
+            i = j + 1
+            continue
         inputs = _graph_inputs(out, i, graph, names)
         if isinstance(inputs, str):
             found.append(Legacy(name=name, kind="with", anchor=out[i], reason=inputs, block=with_stmt))

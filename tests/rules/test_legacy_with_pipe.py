@@ -151,3 +151,27 @@ def test_a_setting_named_like_a_factory_variable_the_graph_reads_takes_another_n
     assert "dali-migrate:" not in out
     assert "device_id=None, pipeline_seed=None):" in out
     assert "ndd.readers.File(file_root=data_dir, random_shuffle=True, seed=seed)" in out
+
+
+_LEAK = (
+    "size = 4\n\n\ndef make(d):\n    pipe = Pipeline(batch_size=2, num_threads=1, device_id=None)\n    with pipe:\n"
+    "        jpegs, labels = fn.readers.file(file_root=d)\n        size = 8\n"
+    "        pipe.set_outputs(fn.resize(fn.decoders.image(jpegs), resize_x=size), labels)\n"
+    "{after}    return pipe\n"
+)
+
+
+def test_a_name_the_graph_binds_and_later_code_reads_keeps_the_pipeline():
+    # converted, `size = 8` would be local to the graph's function: print(size) would print 4
+    for after in ("    print(size)\n", "    if d:\n        print(size)\n", "    def show():\n        return size\n"):
+        out = convert(_LEAK.format(after=after), header=HEADER)
+        assert "`size` is bound in the `with pipe:` graph and read after it" in out, after
+        assert "with pipe:" in out
+
+
+def test_a_name_the_graph_binds_and_later_code_binds_again_converts():
+    # a second graph (or any code) that binds the name again before reading it reads its own
+    for after in ("    size = 16\n    print(size)\n", "    for size in range(2):\n        print(size)\n"):
+        out = convert(_LEAK.format(after=after), header=HEADER)
+        assert "dali-migrate:" not in out, (after, out)
+        assert "def pipe_batches(" in out
