@@ -10,7 +10,9 @@ used_elsewhere=...)``, see imported_elsewhere.py).
 
 What is looked for, in every ``.py`` file and notebook code cell of the project (the nearest
 ancestor directory holding ``.git``, ``pyproject.toml``, ``setup.py`` or ``setup.cfg``, else the
-directory given on the command line): ``from pkg.mod import Name``, ``from .mod import Name``,
+directory given on the command line, else, for a file given by itself, the files beside it but
+not those of the folders under it: a script in an unmarked home or temp directory does not make
+every file below that directory part of its project): ``from pkg.mod import Name``, ``from .mod import Name``,
 ``from pkg import mod`` / ``from . import mod`` / ``import pkg.mod as m`` then ``mod.Name``,
 ``import pkg.mod`` then ``pkg.mod.Name``, and ``from pkg.mod import *`` followed by a use of
 ``Name``. Absolute imports match a module whose path ends as they do (the project root need not be
@@ -75,7 +77,10 @@ def project_root(path, scope: Scope = Scope()) -> str:
     # the outermost directory given that holds the file: where the walk found it
     given = [os.path.abspath(t) for t in scope.tops]
     holding = [t for t in given if os.path.isdir(t) and _within(path, t)]
-    return min(holding, key=len) if holding else directory
+    if holding:
+        return min(holding, key=len)
+    # (a trailing separator: the files beside it only, see Project._load; a root of its own)
+    return os.path.join(directory, "")
 
 
 def _within(path: str, directory: str) -> bool:
@@ -291,7 +296,11 @@ class Project:
 
             files = []
             # what a run over the root would walk: .gitignore, virtualenvs and the like skipped
-            for p in walk.find_files([Path(self.root)]):
+            if self.root.endswith(os.sep):  # a file's own unmarked directory: project_root
+                found = sorted(p for p in Path(self.root).iterdir() if p.suffix in (".py", ".ipynb") and p.is_file())
+            else:
+                found = walk.find_files([Path(self.root)])
+            for p in found:
                 try:
                     text = Path(p).read_bytes().decode("utf-8", "replace")
                 except OSError:

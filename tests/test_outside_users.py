@@ -9,6 +9,7 @@ real codemod, through runner.process_file and the CLI.
 from __future__ import annotations
 
 import json
+import os
 import re
 import textwrap
 import warnings
@@ -648,11 +649,32 @@ def test_without_a_marked_ancestor_the_root_is_the_directory_given(tmp_path):
     (base / "src").mkdir(parents=True)
     f = base / "src" / "pipes.py"
     f.write_text(PIPES)
-    if outside_users.project_root(f) != str(base / "src"):
+    beside = os.path.join(str(base / "src"), "")  # the file's own directory, its subfolders left out
+    if outside_users.project_root(f) != beside:
         pytest.skip("the temporary directory has a marked ancestor")
     assert outside_users.project_root(f, outside_users.Scope(tops=(str(base),))) == str(base)
-    assert outside_users.project_root(f, outside_users.Scope(tops=(str(f),))) == str(base / "src")
+    assert outside_users.project_root(f, outside_users.Scope(tops=(str(f),))) == beside
     assert outside_users.project_root(f, outside_users.Scope(root=str(tmp_path))) == str(tmp_path)
+
+
+def test_a_file_given_alone_in_an_unmarked_directory_reads_the_files_beside_it_only(tmp_path):
+    # a script in a home or temp directory: the thousands of files below it are no project of its
+    base = tmp_path / "plain"
+    (base / "deep" / "er").mkdir(parents=True)
+    f = base / "pipes.py"
+    f.write_text(PIPES)
+    (base / "beside.py").write_text("from pipes import x\n")
+    (base / "deep" / "er" / "below.py").write_text("from pipes import x\n")
+    root = outside_users.project_root(f)
+    if root != os.path.join(str(base), ""):
+        pytest.skip("the temporary directory has a marked ancestor")
+    outside_users._projects.pop(root, None)
+    read = [rel for _, rel, _ in outside_users.project(root)._load()]
+    assert read == ["beside.py", "pipes.py"]
+    # given as a directory, the walk (and the project) takes in the folders under it
+    top = outside_users.project_root(f, outside_users.Scope(tops=(str(base),)))
+    outside_users._projects.pop(top, None)
+    assert "deep/er/below.py" in [rel for _, rel, _ in outside_users.project(top)._load()]
 
 
 # -- cost ---------------------------------------------------------------------------------------------
