@@ -1821,6 +1821,13 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
                 settings = _kwargs_from_pipeline_call(cst.Call(func=cst.Name("Pipeline"), args=args))
                 if settings is None:
                     raise _NotSimple("super().__init__ with *args/**kwargs")
+                # the settings become the converted function's defaults, evaluated where it is
+                # defined: what __init__ computed before (self.bs, a local) is not there yet
+                before = {self_name} | _assigned(*setup)
+                early = [a for a in settings if a.keyword.value in _SETTINGS and read_names(a.value) & before]
+                if early:
+                    raise _NotSimple(f"super().__init__(...) gives the pipeline a setting that __init__ computes "
+                                     f"first (`{early[0].keyword.value}={code(early[0].value)}`): convert by hand")
                 settings_locals = _setting_locals(settings, param_names)
                 continue
             if (

@@ -7,6 +7,7 @@ import concurrent.futures
 import contextlib
 import dataclasses
 import difflib
+import gc
 import multiprocessing
 import os
 import signal
@@ -293,6 +294,11 @@ def _run_pool(paths, options, jobs, on_result) -> list[FileResult]:
 
 
 def _worker_init() -> None:
+    # What the worker inherits from the parent is the parent's: a collection here could run the
+    # finalizers of its garbage in a process where their threads do not exist (a test process
+    # that has used DALI segfaulted so in a worker's collection). The worker collects only what
+    # it makes itself.
+    gc.freeze()
     # Ctrl-C and a SIGTERM to the process group reach every worker: the parent alone decides
     # what to do (cancel what has not started, let running files finish), instead of workers
     # dying mid-file and the pool breaking with a traceback.

@@ -36,6 +36,10 @@ DISTRIBUTED_QUERIES = frozenset({
     "int", "str", "bool",
 })
 
+# Functions of their arguments alone (os.path.join(root, split)): asked again with the same
+# arguments, they give the same answer
+PURE_CALLS = frozenset({"os.path.join"})
+
 # Names a statement may read without them being imports: builtins whose calls are listed above
 # and constants.
 _BUILTINS = frozenset({"int", "str", "bool", "True", "False", "None"})
@@ -145,23 +149,24 @@ def _chosen(info, names: set, reader_index) -> list:
     return chosen
 
 
-def _queries_only(info, chosen: list, parents) -> tuple:
+def _queries_only(info, chosen: list, parents, params_ok: bool = False) -> tuple:
     """(the module's imports, the import names the statements read), where ``chosen`` only query
     the process's distributed setup through module-level imports; raises NotShared otherwise."""
     if parents.scope(info.func) is not None:
         # its statements could read names of the functions around it, which the caller need not see
         raise NotShared("and the pipeline function is not defined at module level")
-    imports, read = _asking(chosen, info.func, parents)
+    imports, read = _asking(chosen, info.func, parents, params_ok)
     for stmt in info.statements:
         if _bound(stmt) & read:
             raise NotShared(f"and the pipeline binds `{sorted(_bound(stmt) & read)[0]}`, which they read, itself")
     return imports, read
 
 
-def _asking(chosen: list, func: cst.FunctionDef, parents) -> tuple:
+def _asking(chosen: list, func: cst.FunctionDef, parents, params_ok: bool = False) -> tuple:
     """(the module's imports, the import names ``chosen`` read), where the statements ``chosen`` of
-    ``func`` only make DISTRIBUTED_QUERIES through module-level imports, reading none of ``func``'s
-    parameters; raises NotShared otherwise."""
+    ``func`` only make DISTRIBUTED_QUERIES (and PURE_CALLS) through module-level imports, reading
+    none of ``func``'s parameters (``params_ok``: parameters too, which the caller then replaces
+    with what the call passes); raises NotShared otherwise."""
     params = func.params
     own_params = {q.name.value for q in [*params.posonly_params, *params.params, *params.kwonly_params]}
     # each use of the pipeline in the file asks again, of the same module and the same caller
@@ -172,10 +177,10 @@ def _asking(chosen: list, func: cst.FunctionDef, parents) -> tuple:
         for node in cst_walk.walk(stmt):
             if isinstance(node, cst.Call):
                 path = _resolved(node.func, imports)
-                if path not in DISTRIBUTED_QUERIES:
+                if path not in DISTRIBUTED_QUERIES and path not in PURE_CALLS:
                     raise NotShared(f"by `{one_line_statement(stmt)}`, whose call {code(node.func)}() is not known "
                                     "to give the caller the same value")
-        outside = cst_walk.variables(stmt) - own - _BUILTINS
+        outside = cst_walk.variables(stmt) - own - _BUILTINS - (own_params if params_ok else set())
         if outside & own_params:
             raise NotShared(f"from its parameter `{sorted(outside & own_params)[0]}`")
         if outside - set(imports):
@@ -233,7 +238,7 @@ def check(info, construction: cst.Call, parents, names: set, reader_index=None) 
     _unshadowed(read, func, parents)
 
 
-def inlined(info, use, parents, names: set, reader_index=None) -> dict:
+def inlined(info, use, parents, names: set, reader_index=None, params_ok: bool = False) -> dict:
     """{name: an expression giving the value the pipeline ``info`` computes for it}, for ``names``
     its reader reads, where the pipeline computes them with assignments and ``if``/``else`` blocks
     that only query the process's distributed setup (``if torch.distributed.is_initialized(): rank
@@ -241,7 +246,7 @@ def inlined(info, use, parents, names: set, reader_index=None) -> dict:
     the query asked again there gives the same answer (:data:`DISTRIBUTED_QUERIES`). For a caller
     that does not ask itself (:func:`check`). Raises NotShared saying why not."""
     chosen = _chosen(info, names, reader_index)
-    _, read = _queries_only(info, chosen, parents)
+    _, read = _queries_only(info, chosen, parents, params_ok)
     _unshadowed(read, parents.scope(use), parents)
     env = _evaluate(chosen, {})
     missing = sorted(set(names) - set(env))

@@ -544,7 +544,8 @@ def reader_expression(site, reader=None) -> cst.BaseExpression:
                 shared, reason = False, f" {e}"
                 # The caller does not ask itself: the pipeline's questions, asked again here.
                 try:
-                    values = inlined(info, site.construction, site.parents, local, reader_index)
+                    # (the pipeline's parameters they read are replaced below by what the call passes)
+                    values = inlined(info, site.construction, site.parents, local, reader_index, params_ok=True)
                 except NotShared:
                     pass
                 else:

@@ -966,3 +966,19 @@ def test_a_module_variable_init_reads_and_define_graph_binds_is_refused():
     out = convert(src, header="")
     assert "class One(Pipeline):" in out
     assert "__init__ reads `size` from outside the class, and define_graph binds `size`" in out
+
+
+def test_a_setting_init_computes_before_super_keeps_the_class():
+    # ziplab/QTool: super().__init__(self.bs, ...) after `self.bs = ...`; as the converted
+    # function's default it would be read where the function is defined (NameError on import)
+    src = (
+        "import nvidia.dali.ops as ops\nfrom nvidia.dali.pipeline import Pipeline\n\n\n"
+        "class P(Pipeline):\n    def __init__(self, split, args):\n"
+        "        self.bs = args.batch_size if split == 'train' else args.val_batch_size\n"
+        "        super().__init__(self.bs, 2, 0, seed=12)\n"
+        "        self.input = ops.readers.File(file_root=args.root)\n\n"
+        "    def define_graph(self):\n        jpegs, labels = self.input()\n        return jpegs, labels\n"
+    )
+    out = convert(src, header="")
+    assert "class P(Pipeline):" in out
+    assert "a setting that __init__ computes first (`batch_size=self.bs`)" in out

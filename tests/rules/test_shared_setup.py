@@ -159,3 +159,26 @@ def test_a_factory_computing_the_rank_from_its_parameters_is_not_followed():
     out = convert(FACTORY.format(block=block), header=HEADER)
     assert "`rank`, which the pipeline is made with, is computed inside create_pipeline()" in out
     assert "reader_meta=" not in out
+
+
+def test_a_reader_path_joined_from_the_parameters_is_joined_again_at_the_iterator():
+    # ziplab/QTool: file_root=self.data_dir with self.data_dir = os.path.join(root, split); the
+    # epoch size's reader is made with os.path.join of what the call passes
+    from _helpers import convert as _convert
+
+    src = (
+        "import os\nimport nvidia.dali.ops as ops\nfrom nvidia.dali.pipeline import Pipeline\n"
+        "from nvidia.dali.plugin.pytorch import DALIClassificationIterator\n\n\n"
+        "class P(Pipeline):\n    def __init__(self, split, root):\n        super().__init__(4, 2, None, seed=12)\n"
+        "        self.data_dir = os.path.join(root, split)\n"
+        "        self.input = ops.readers.File(file_root=self.data_dir)\n\n"
+        "    def define_graph(self):\n        jpegs, labels = self.input(name='Reader')\n        return jpegs, labels\n\n\n"
+        "def loader(split, where):\n    pipe = P(split, where)\n    pipe.build()\n"
+        "    return DALIClassificationIterator(pipe, size=pipe.epoch_size('Reader'))\n"
+    )
+    out = _convert(src, header="")
+    assert "dali-migrate:" not in out, out
+    assert "ndd.readers.File(file_root=os.path.join(where, split)).get_metadata()" in out
+    # a call the file does not know to be pure is still not asked again
+    out = _convert(src.replace("os.path.join(root, split)", "os.path.realpath(root)"), header="")
+    assert "computed inside the pipeline" in out
