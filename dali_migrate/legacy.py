@@ -1913,6 +1913,16 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
                 f"{what} reads `{first}` from outside the class, and __init__ binds `{first}` too: in the one "
                 f"converted function {what}'s code would read __init__'s value; rename one of them, or convert by hand"
             )
+        # operators made in __init__ are called in the loop now, their arguments read there: a
+        # name the graph binds (resize = self.rand_resize() beside ops.Uniform(range=[resize, ...]))
+        # would be the graph's value from the second iteration on
+        rebound = read_names(*ops_members.values()) & _assigned(*stmts)
+        if rebound:
+            first = sorted(rebound)[0]
+            raise _NotSimple(
+                f"an operator made in __init__ reads `{first}`, which {what} binds: in the one converted function "
+                f"the operator's arguments would read {what}'s value; rename one of them, or convert by hand"
+            )
         # (and the other way: a name bound there is local to the whole function, where __init__'s
         # code would read it before it is bound)
         hidden = (read_names(*setup) - init_bound - {self_name}) & _assigned(*stmts)

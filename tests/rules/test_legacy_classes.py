@@ -982,3 +982,22 @@ def test_a_setting_init_computes_before_super_keeps_the_class():
     out = convert(src, header="")
     assert "class P(Pipeline):" in out
     assert "a setting that __init__ computes first (`batch_size=self.bs`)" in out
+
+
+def test_an_operator_argument_the_graph_binds_again_keeps_the_class():
+    # retinanet-examples: ops.Uniform(range=[resize, ...]) in __init__ and `resize = self.rand_resize()`
+    # in define_graph; the operator's call moves into the loop, where from the second iteration on
+    # `resize` would be the batch the graph drew
+    src = (
+        "import nvidia.dali.ops as ops\nfrom nvidia.dali.pipeline import Pipeline\n\n\n"
+        "class P(Pipeline):\n    def __init__(self, root, resize, max_size):\n        super().__init__(2, 1, None, seed=1)\n"
+        "        self.input = ops.readers.File(file_root=root)\n"
+        "        self.rand_resize = ops.Uniform(range=[resize, float(max_size)])\n\n"
+        "    def define_graph(self):\n        jpegs, labels = self.input()\n        {name} = self.rand_resize()\n"
+        "        return jpegs, {name}\n"
+    )
+    out = convert(src.format(name="resize"), header="")
+    assert "class P(Pipeline):" in out
+    assert "an operator made in __init__ reads `resize`, which define_graph binds" in out
+    out = convert(src.format(name="size"), header="")
+    assert "dali-migrate:" not in out and "ndd.random.uniform(range=[resize, float(max_size)]" in out
