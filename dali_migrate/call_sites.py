@@ -1860,7 +1860,7 @@ def _plan_expr(node, kind, parents, state, site, pipe_rules, batch_rules, p: Pla
                                          "(__array_interface__); its counterpart batch.select(i).cpu() is an ndd.Tensor, "
                                          "read through __array__/DLPack: where a NumPy array is meant, write "
                                          "np.asarray(batch.select(i).cpu()) by hand"))
-            elif sample_shape.call_of(parent, parents) is not None:
+            elif (shape_call := sample_shape.call_of(parent, parents)) is not None:
                 shape_rule = batch_rules.get("__sample_shape__")
                 if shape_rule is None:
                     p.blockers.append((stmt, "a sample's .shape() needs rule sample-shape, which is disabled"))
@@ -1868,7 +1868,7 @@ def _plan_expr(node, kind, parents, state, site, pipe_rules, batch_rules, p: Pla
                     p.blockers.append((stmt, "a sample's .shape() would become list(batch.select(i).shape), but this file "
                                              "binds the name `list` itself: convert by hand"))
                 else:
-                    _use(shape_rule, sample_shape.call_of(parent, parents), stmt, site, p)
+                    _use(shape_rule, shape_call, stmt, site, p)
             else:
                 p.blockers.append((stmt, f"a sample's .{method.attr.value} (TensorCPU/TensorGPU) differs on the ndd.Tensor that select(i) gives: convert by hand"))
         else:

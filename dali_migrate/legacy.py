@@ -1905,6 +1905,7 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
     # class (a module's variable) that __init__ binds, as a parameter or a local, would read
     # __init__'s value once they are one function
     init_bound = param_names | set(values) | _assigned(*setup) | set(settings_locals.values())
+    read_by_made_ops = read_names(*ops_members.values())
     for what, stmts in (("define_graph", graph_stmts), ("iter_setup", setup_stmts)):
         captured = (read_names(*stmts) - _assigned(*stmts) - {self_name}) & init_bound
         if captured:
@@ -1916,7 +1917,7 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
         # operators made in __init__ are called in the loop now, their arguments read there: a
         # name the graph binds (resize = self.rand_resize() beside ops.Uniform(range=[resize, ...]))
         # would be the graph's value from the second iteration on
-        rebound = read_names(*ops_members.values()) & _assigned(*stmts)
+        rebound = read_by_made_ops & _assigned(*stmts)
         if rebound:
             first = sorted(rebound)[0]
             raise _NotSimple(
@@ -2158,13 +2159,10 @@ def _top_level(stmts, headers: bool = False):
     ``except`` types too (what else reads names there)."""
     for stmt in stmts:
         if isinstance(stmt, cst.If):
-            while isinstance(stmt, cst.If):
-                if headers:
-                    yield stmt.test
-                yield from _top_level(stmt.body.body, headers)
-                stmt = stmt.orelse
-            if stmt is not None:
-                yield from _top_level(stmt.body.body, headers)
+            for test, body in _if_chain(stmt):
+                if headers and test is not None:
+                    yield test
+                yield from _top_level(body, headers)
         elif isinstance(stmt, cst.Try):
             yield from _top_level(stmt.body.body, headers)
             for handler in stmt.handlers:

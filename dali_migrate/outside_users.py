@@ -297,7 +297,7 @@ class Project:
             files = []
             # what a run over the root would walk: .gitignore, virtualenvs and the like skipped
             if self.root.endswith(os.sep):  # a file's own unmarked directory: project_root
-                found = sorted(p for p in Path(self.root).iterdir() if p.suffix in (".py", ".ipynb") and p.is_file())
+                found = sorted(p for p in Path(self.root).iterdir() if p.suffix in walk.SOURCE_SUFFIXES and p.is_file())
             else:
                 found = walk.find_files([Path(self.root)])
             for p in found:

@@ -507,7 +507,6 @@ def analyze(func: cst.FunctionDef, dec: cst.Decorator, names: DaliNames, catalog
         taken = cst_walk.names(func) | params
         for key in hidden:
             info.renamed_settings[key] = fresh_name(f"pipeline_{key}", taken)
-            taken.add(info.renamed_settings[key])
         hidden = []
     if hidden:
         info.blockers.append(

@@ -1362,13 +1362,13 @@ def _prepare(ctx) -> dict:
         ctx.restart = "fed from outside (pipe.run(name=data) / feed_input), which DALI's iterators do not feed"
         return state
     sourced = [(call, s) for call, s in found if s is not FED]
+    ctx.sources_made = [*ctx.sources_made, *(_arg(call, "source").value for call, _ in sourced)]
     names: dict = {}
     if mode == "loop":
         call, s = sourced[0]
         src = fresh_name("source", ctx.taken)
         data = fresh_name("source_data", ctx.taken)
         ctx.loop_setup = [*ctx.loop_setup, _stmt(f"{src} = {code(_arg(call, 'source').value)}\n")]
-        ctx.sources_made = [*ctx.sources_made, _arg(call, "source").value]
         loop = src if s.kind == "iterable" else _iterator(s, src, ctx)
         ctx.source_loop = (templates.expression(loop), data)
         state[id(call)] = data
@@ -1406,7 +1406,6 @@ def _prepare(ctx) -> dict:
         test = " or ".join(f"{n} is {end}" for n in tested)
         draws.append(_stmt(f"if {test}:\n    return\n"))
     ctx.loop_setup = [*ctx.loop_setup, *setup]
-    ctx.sources_made = [*ctx.sources_made, *(_arg(call, "source").value for call, _ in sourced)]
     ctx.draws = [*ctx.draws, *draws]
     ctx.restart = _restart(ctx, sourced, names)
     return state

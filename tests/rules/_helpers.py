@@ -12,6 +12,12 @@ def convert(body: str, header: str = HEADER, rules=None) -> str:
     return convert_source(src, config=config).output
 
 
+def unindented(text: str) -> str:
+    """``text`` with every line's indentation taken off: the converted lines in order, whether the
+    loop stands in the function or in a nested generator (a source made with the pipeline)."""
+    return "".join(line.lstrip() for line in text.splitlines(keepends=True))
+
+
 def pipeline(body: str, decorator: str = "@pipeline_def(batch_size=4)") -> str:
     """Convert a one-pipeline module whose function body is ``body``."""
     return convert(f"{decorator}\ndef p():\n" + textwrap.indent(textwrap.dedent(body), "    "))

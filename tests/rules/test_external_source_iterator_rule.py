@@ -5,7 +5,7 @@ iterator resets (it yields None where the source ended), the iterator the framew
 
 import textwrap
 
-from _helpers import convert
+from _helpers import convert, unindented
 
 HEADER = (
     "import numpy as np\nimport nvidia.dali.fn as fn\nimport nvidia.dali.types as types\n"
@@ -34,9 +34,6 @@ def iterated(body: str, use: str = "loader = DALIGenericIterator(pipe, ['x'])\n"
     )
 
 
-def _unindented(text: str) -> str:
-    return "".join(line.lstrip() for line in text.splitlines(keepends=True))
-
 
 def test_a_callable_with_batch_info_starts_again_at_iteration_0_with_the_next_epoch():
     out = iterated("return fn.external_source(source=Counter(), batch_info=True)\n")
@@ -51,7 +48,7 @@ def test_a_callable_with_batch_info_starts_again_at_iteration_0_with_the_next_ep
         "epoch += 1\n"
         "source_iter = map(lambda i: source_2(types.BatchInfo(i, epoch)), itertools.count())\n"
         "continue\n"
-    ) in _unindented(out)
+    ) in unindented(out)
     # Counter() is made when the pipeline is, the loop in a generator of its own that rebinds these
     assert "nonlocal epoch, source_iter\n" in out
     assert "loader = DaliTorchSourceIterator(PrefetchedPipeline(pipe), ['x'], batch_size=4)" in out
@@ -74,7 +71,7 @@ def test_cycle_raise_rewinds_then_ends_the_epoch():
         "source_iter = iter(source_2)\n"
         "if source_data is end:\n"
         "yield None"
-    ) in _unindented(out)
+    ) in unindented(out)
 
 
 def test_a_pipeline_run_directly_stays_a_generator_that_ends():

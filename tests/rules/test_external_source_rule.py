@@ -1,6 +1,6 @@
 import re
 
-from _helpers import convert, pipeline
+from _helpers import convert, pipeline, unindented
 
 SOURCES = '''
 class Frames:
@@ -16,10 +16,6 @@ def gen():
     yield [1]
 '''
 
-
-def _unindented(text: str) -> str:
-    # (a source made by a call is made with the pipeline, the loop then in a nested generator)
-    return "".join(line.lstrip() for line in text.splitlines(keepends=True))
 
 
 def es_pipeline(body: str, decorator: str = "@pipeline_def(batch_size=4)") -> str:
@@ -47,7 +43,7 @@ def test_source_beside_a_reader_is_drawn_inside_the_reader_loop():
     reader_loop = out.index("for jpegs, labels in reader.next_epoch(")
     draw = out.index("source_data = next(source_iter, end)")
     assert reader_loop < draw < out.index("with ctx:")
-    assert "if source_data is end:\nreturn" in _unindented(out)
+    assert "if source_data is end:\nreturn" in unindented(out)
     # the source is made once, after the reader, before the loop
     assert out.index("reader = ndd.readers.File(") < out.index("source_iter = map(lambda i: source_2(types.BatchInfo(i, 0))") < reader_loop
 
@@ -58,7 +54,7 @@ def test_several_sources_are_all_drawn_before_the_end_is_decided():
     )
     first, second = out.index("source_data = next(source_iter, end)"), out.index("source_data_2 = next(source_iter_2, end)")
     assert first < second < out.index("if source_data is end or source_data_2 is end:\n")
-    assert "if source_data is end or source_data_2 is end:\nreturn\n" in _unindented(out)
+    assert "if source_data is end or source_data_2 is end:\nreturn\n" in unindented(out)
     assert "source_iter_2 = source_3()" in out
 
 
@@ -77,18 +73,18 @@ def test_sources_sharing_a_name_are_left_to_a_person():
 
 def test_cycle_true_rewinds_and_draws_again():
     out = es_pipeline("return fn.external_source(source=Frames(), cycle=True)\n")
-    assert "if source_data is end:\nsource_iter = iter(source_2)\nsource_data = next(source_iter, end)" in _unindented(out)
+    assert "if source_data is end:\nsource_iter = iter(source_2)\nsource_data = next(source_iter, end)" in unindented(out)
     assert out.count("if source_data is end:") == 2
 
 
 def test_cycle_quiet_with_a_generator_function_calls_it_again():
     out = es_pipeline('return fn.external_source(source=gen, cycle="quiet")\n')
-    assert "source_iter = source_2()\nsource_data = next(source_iter, end)" in _unindented(out)
+    assert "source_iter = source_2()\nsource_data = next(source_iter, end)" in unindented(out)
 
 
 def test_cycle_raise_rewinds_then_ends():
     out = es_pipeline('return fn.external_source(source=Frames(), cycle="raise")\n')
-    assert "if source_data is end:\nsource_iter = iter(source_2)\nreturn" in _unindented(out)
+    assert "if source_data is end:\nsource_iter = iter(source_2)\nreturn" in unindented(out)
 
 
 def test_cycle_no_is_no_cycle():
