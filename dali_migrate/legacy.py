@@ -306,22 +306,26 @@ def _reads_first(stmt, live: set) -> Optional[str]:
                 return hit[0]
             live = live - _bindings(cst.SimpleStatementLine([small]))
         return None
-    if isinstance(stmt, (cst.With, cst.If, cst.For, cst.While)):
+    if isinstance(stmt, cst.If):
+        # each test is read before its branch (an elif's only after the branches above it)
+        chain = [([test] if test is not None else [], body) for test, body in _if_chain(stmt)]
+    elif isinstance(stmt, (cst.With, cst.For, cst.While)):
         head = [i.item for i in stmt.items] if isinstance(stmt, cst.With) else [
-            h for h in (getattr(stmt, "test", None), getattr(stmt, "iter", None)) if h is not None]
-        hit = sorted(read_names(*head) & live)
-        if hit:
-            return hit[0]
+            stmt.iter if isinstance(stmt, cst.For) else stmt.test]
+        chain = [(head, list(stmt.body.body))]
+        if getattr(stmt, "orelse", None) is not None:
+            chain.append(([], list(stmt.orelse.body.body)))
+    else:
+        chain = None
+    if chain is not None:
         inner = live - names_in(stmt.target) if isinstance(stmt, cst.For) else live
-        blocks = [stmt.body]
-        orelse = getattr(stmt, "orelse", None)
-        while orelse is not None:
-            blocks.append(orelse.body)
-            orelse = orelse.orelse if isinstance(orelse, cst.If) else None
-        for block in blocks:
-            hit = _read_before_bound(list(block.body), inner)
-            if hit is not None:
-                return hit
+        for head, body in chain:
+            hit = sorted(read_names(*head) & live)
+            if hit:
+                return hit[0]
+            found = _read_before_bound(body, inner)
+            if found is not None:
+                return found
         return None
     if isinstance(stmt, cst.FunctionDef):
         # a function reads, when it runs, the names it does not bind itself

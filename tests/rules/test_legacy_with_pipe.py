@@ -175,3 +175,8 @@ def test_a_name_the_graph_binds_and_later_code_binds_again_converts():
         out = convert(_LEAK.format(after=after), header=HEADER)
         assert "dali-migrate:" not in out, (after, out)
         assert "def pipe_batches(" in out
+
+
+def test_a_name_the_graph_binds_read_by_an_elif_test_keeps_the_pipeline():
+    out = convert(_LEAK.format(after="    if not d:\n        pass\n    elif size > 4:\n        print(d)\n"), header=HEADER)
+    assert "`size` is bound in the `with pipe:` graph and read after it" in out
