@@ -226,6 +226,40 @@ def walk(node: cst.CSTNode, *, not_into: tuple = ()) -> Iterator[cst.CSTNode]:
         push(reversed(hit[1]))  # last first, so that the first is met next
 
 
+def holding(roots, wanted, not_into: tuple = ()) -> set:
+    """ids of the nodes under ``roots`` that have a node ``wanted(node)`` below them (nodes of the
+    ``not_into`` types are not entered): what a transformer that changes only wanted nodes must
+    enter, its ``on_leave`` still running for their children. Parents are kept per place in the
+    walk, not per node: a node that occurs twice in a tree (a copied statement) is entered at both
+    places, as a full pass would."""
+    enter: set = set()
+    skip: dict = {}  # type -> whether it is one of not_into (isinstance on libcst's bases is slow)
+    for root in roots:
+        nodes = [root]  # every place met, breadth first
+        up = [-1]  # per place: the place of its parent
+        marked: set = set()  # places already known to lead to a wanted node
+        i = 0
+        while i < len(nodes):
+            node = nodes[i]
+            if wanted(node):
+                j = up[i]
+                while j >= 0 and j not in marked:
+                    marked.add(j)
+                    enter.add(id(nodes[j]))
+                    j = up[j]
+            tp = type(node)
+            out = skip.get(tp)
+            if out is None:
+                out = skip[tp] = issubclass(tp, not_into)
+            if not out:
+                kids = children(node)
+                if kids:
+                    nodes.extend(kids)
+                    up.extend([i] * len(kids))
+            i += 1
+    return enter
+
+
 def variable_nodes(node: cst.CSTNode) -> list:
     """The Name nodes in ``node`` that read or bind a variable (not attribute names or keywords),
     nested scopes included."""

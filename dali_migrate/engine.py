@@ -505,41 +505,6 @@ class _Converter:
         return info, reader_call, new_func
 
 
-def _holding(roots, wanted, not_into: tuple = ()) -> set:
-    """ids of the nodes under ``roots`` that have a node ``wanted(node)`` below them (nodes of the
-    ``not_into`` types are not entered): what a transformer that changes only wanted nodes must
-    enter, its ``on_leave`` still running for their children. Parents are kept per place in the
-    walk, not per node: a node that occurs twice in a tree (a copied statement) is entered at both
-    places, as a full pass would."""
-    enter: set = set()
-    skip: dict = {}  # type -> whether it is one of not_into (isinstance on libcst's bases is slow)
-    children = cst_walk.children
-    for root in roots:
-        nodes = [root]  # every place met, breadth first
-        up = [-1]  # per place: the place of its parent
-        marked: set = set()  # places already known to lead to a wanted node
-        i = 0
-        while i < len(nodes):
-            node = nodes[i]
-            if wanted(node):
-                j = up[i]
-                while j >= 0 and j not in marked:
-                    marked.add(j)
-                    enter.add(id(nodes[j]))
-                    j = up[j]
-            tp = type(node)
-            out = skip.get(tp)
-            if out is None:
-                out = skip[tp] = issubclass(tp, not_into)
-            if not out:
-                kids = children(node)
-                if kids:
-                    nodes.extend(kids)
-                    up.extend([i] * len(kids))
-            i += 1
-    return enter
-
-
 # Exceptions that end a loop rather than report a failed run: `except StopIteration:` around
 # pipe.run() does not mean the code goes on after an operator's error.
 _NOT_RUN_ERRORS = frozenset({"StopIteration", "StopAsyncIteration", "KeyboardInterrupt", "SystemExit", "GeneratorExit"})
@@ -580,7 +545,7 @@ class _OpRewriter(cst.CSTTransformer):
                 (tp is cst.Call and qualify(node.func) is not None) or (tp is cst.Subscript and id(node) in subscripts)
             )
 
-        self.enter |= _holding(roots, changes)
+        self.enter |= cst_walk.holding(roots, changes)
 
     def on_visit(self, node) -> bool:
         return id(node) in self.enter
@@ -792,7 +757,7 @@ def _fix_imports(old: cst.Module, new: cst.Module, names, ndd: str, ndd_module: 
     # file): the DALI imports, and lines with no statement left, which are dropped. Both are
     # statements: no need to walk into expressions, or into the parts of a line or a definition
     # that hold no statement.
-    enter = _holding(
+    enter = cst_walk.holding(
         [new],
         lambda n: id(n) in dali_import_ids or (type(n) is cst.SimpleStatementLine and not n.body),
         not_into=(cst.BaseExpression, cst.BaseSmallStatement, cst.Parameters, cst.Decorator),

@@ -685,7 +685,16 @@ class _Rename(cst.CSTTransformer):
 
 
 def _rename(nodes: list, table: dict) -> list:
-    return [n.visit(_Rename(table)) for n in nodes] if table else list(nodes)
+    if not table:
+        return list(nodes)
+    # a visit rebuilds every node it passes: a node that spells none of the names is kept as it is
+    return [n.visit(_Rename(table)) if not table.keys().isdisjoint(cst_walk.names(n)) else n for n in nodes]
+
+
+def _self_reads(node: cst.CSTNode, table: dict, what: str) -> cst.CSTNode:
+    """``node`` with :class:`_SelfReads` applied (not visited where it spells no ``self``: a visit
+    rebuilds every node it passes)."""
+    return node.visit(_SelfReads(table, what)) if "self" in cst_walk.names(node) else node
 
 
 class _SelfReads(cst.CSTTransformer):
@@ -763,7 +772,7 @@ def _init_if(stmt: cst.If, names, self_table: dict) -> _InitIf:
     choice = _InitIf(tests=[], calls=[], values=[], node=stmt)
     for test, body in chain:
         if test is not None:
-            test = test.visit(_SelfReads(self_table, f"`{first}`"))
+            test = _self_reads(test, self_table, f"`{first}`")
             why = _build_time_test(test, names)
             if why:
                 raise _NotSimple(f"`{first}` chooses operators, but {why}")
@@ -784,12 +793,12 @@ def _init_if(stmt: cst.If, names, self_table: dict) -> _InitIf:
                     inner = first_line(s)
                     raise _NotSimple(f"`{first}` sets members of self in a nested statement ({inner[:60]}): convert by hand")
                 # e.g. `if self.dali_device == "gpu" and fp16:` reading what the branch stored
-                out.append(s.visit(_SelfReads(table, f"`{first}`")))
+                out.append(_self_reads(s, table, f"`{first}`"))
                 continue
             attr = small.targets[0].target.attr.value
             if attr in made or attr in kept:
                 raise _NotSimple(f"`{first}` sets self.{attr} twice in one branch")
-            value = small.value.visit(_SelfReads(table, f"self.{attr} = ..."))
+            value = _self_reads(small.value, table, f"self.{attr} = ...")
             if isinstance(small.value, cst.Call) and names.ops_op(small.value.func):
                 made[attr] = (value, s)
             else:
@@ -866,7 +875,7 @@ def _expand_choices(graph_body: list, setup_stmts: list, choices: list, chosen: 
         one of __init__'s branches spelled the same, or a test of values that each branch of one
         ``if`` of __init__ stores as literals (``self.dali_device == "gpu"``)."""
         try:
-            spelled = test.visit(_SelfReads(local, "define_graph"))
+            spelled = _self_reads(test, local, "define_graph")
         except _NotSimple:
             return None
         for gi, c in enumerate(choices):
@@ -1653,7 +1662,7 @@ def _iter_setup(func: cst.FunctionDef, locals_of: dict, values: set, bound: set,
     table = {name: cst.Name(fresh_name(name, taken)) for name in sorted(own & spelled)}
 
     def local(node):
-        return _rename([node], table)[0].visit(_SelfReads(locals_of, "iter_setup"))
+        return _self_reads(_rename([node], table)[0], locals_of, "iter_setup")
 
     result: dict = {}
     temps: list = []
@@ -1846,11 +1855,11 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
                     raise _NotSimple(f"self.{attr} is set again after an `if` of __init__ that reads it")
                 if isinstance(small.value, cst.Call) and names.ops_op(small.value.func):
                     # e.g. ops.BoxEncoder(anchors=self.anchors): the values it reads are locals by now
-                    # (_SelfReads rebuilds every node either way: _WithoutComments only has work where a
-                    # comment is, and most calls have none)
+                    # (a visit rebuilds every node it passes: _WithoutComments runs only where a comment
+                    # is, and most calls have none)
                     value = small.value.visit(_WithoutComments()) if cst_walk.comments(small.value) else small.value
-                    ops_members[attr] = value.visit(
-                        _SelfReads({**settings_locals, **{k: k for k in values}}, f"self.{attr} = ...")
+                    ops_members[attr] = _self_reads(
+                        value, {**settings_locals, **{k: k for k in values}}, f"self.{attr} = ..."
                     )
                     read_by_ops |= _self_attrs(small.value)
                     op_comments.setdefault(attr, []).extend(_comment_lines(stmt))
@@ -1861,7 +1870,7 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
                     # the operator's call is written where define_graph calls it: it would see the new value
                     raise _NotSimple(f"self.{attr} is set again after an operator's arguments read it")
                 # e.g. self.iterator = iter(self.external_data): the members it reads are locals by now
-                value = small.value.visit(_SelfReads({**settings_locals, **{k: k for k in values}}, f"self.{attr} = ..."))
+                value = _self_reads(small.value, {**settings_locals, **{k: k for k in values}}, f"self.{attr} = ...")
                 if attr in param_names and not m.matches(value, m.Name(attr)):
                     raise _NotSimple(f"self.{attr} shadows the parameter {attr}")
                 values[attr] = value
@@ -1881,7 +1890,7 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
                 # print('DALI "{0}" variant'.format(self.dali_device)): the value is a local by now
                 if settings is None or _self_targets(stmt):
                     raise _NotSimple(first)
-                stmt = stmt.visit(_SelfReads({**settings_locals, **{k: k for k in values}}, "__init__"))
+                stmt = _self_reads(stmt, {**settings_locals, **{k: k for k in values}}, "__init__")
             except _NotSimple:
                 raise _NotSimple(f"__init__ does more than create operators and store values: {first[:60]}") from None
         if _assigned(stmt) & read_by_choices:
@@ -1987,7 +1996,13 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
         info = catalog.ops(path) if path else None
         return info is not None and info.fn_name == "external_source"
 
+    # every change is at a `self` (self.op(...), self.x, self.x = ...): only the way to one is entered
+    enter = cst_walk.holding(graph_body, lambda n: type(n) is cst.Name and n.value == self_name)
+
     class _Graph(cst.CSTTransformer):
+        def on_visit(self, node) -> bool:
+            return id(node) in enter
+
         def leave_Call(self, original, updated):
             if _is_self_attr(original.func, self_name) and original.func.attr.value in ops_members:
                 op_call = ops_members[original.func.attr.value]
