@@ -18,7 +18,7 @@ import libcst.matchers as m
 from dali_migrate import changed_in_place, cst_walk, iterator_subclasses
 from dali_migrate.cst_util import code, one_line_statement
 from dali_migrate.parents import Parents
-from dali_migrate.pipeline_analysis import NOT_CONVERTED, PERF_ONLY, SETTINGS, PipelineInfo
+from dali_migrate.pipeline_analysis import NOT_CONVERTED, PERF_ONLY, SETTINGS, PipelineInfo, CPU_ONLY_DEVICE_REASON, cpu_only_device
 from dali_migrate.rules import batch_device_check as device_check
 from dali_migrate.rules import sample_shape, sample_to_torch
 from dali_migrate.rules.base import CallSiteRule
@@ -703,6 +703,10 @@ def _plan_construction(call: cst.Call, info: PipelineInfo, p: Plan, stmt, parent
         ):
             # -1 is a pipeline's "no fixed seed"; an RNG wants None for that.
             p.none_kwargs.setdefault(id(call), []).append("seed")
+        elif arg.keyword is not None and arg.keyword.value == "device_id" and cpu_only_device(arg.value) and (
+            "device_id" not in params or info.bound_settings.get("device_id") == "device_id"
+        ):
+            p.blockers.append((stmt, CPU_ONLY_DEVICE_REASON))
         elif arg.keyword is None or arg.keyword.value in params or arg.keyword.value in SETTINGS:
             continue
         elif arg.keyword.value in PERF_ONLY:

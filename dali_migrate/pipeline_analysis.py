@@ -21,6 +21,25 @@ from dali_migrate.cst_util import code, dotted, kwarg, names_in
 from dali_migrate.dali_imports import FN, MATH, DaliNames
 
 SETTINGS = ("batch_size", "num_threads", "device_id", "seed")
+CPU_ONLY_DEVICE_ID = 99999  # (negated) nvidia.dali.types.CPU_ONLY_DEVICE_ID
+
+
+# Older DALI read this id as "no GPU"; from 1.53 on (2.4 too) a Pipeline takes it for a GPU's and
+# fails to build without CUDA ("set `device_id = None`"), and ndd.EvalContext rejects it. Written
+# as None, the pipeline would run where it failed: that is the person's call, not the codemod's.
+CPU_ONLY_DEVICE_REASON = (
+    "device_id is DALI's CPU-only id (types.CPU_ONLY_DEVICE_ID, -99999), which DALI 1.53 and later take for a "
+    "GPU's (without CUDA the pipeline does not build: it asks for `device_id = None`) and ndd.EvalContext "
+    "rejects: for a CPU-only pipeline pass device_id=None, then convert again"
+)
+
+
+def cpu_only_device(expr) -> bool:
+    """Whether ``expr`` spells DALI's CPU-only device id (``types.CPU_ONLY_DEVICE_ID``, -99999)."""
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        return isinstance(expr.expression, cst.Integer) and expr.expression.evaluated_value == CPU_ONLY_DEVICE_ID
+    last = expr.attr if isinstance(expr, cst.Attribute) else expr
+    return isinstance(last, cst.Name) and last.value == "CPU_ONLY_DEVICE_ID"
 TYPES_CONSTANT = "nvidia.dali.types.Constant"
 
 # Pipeline arguments that only tune how a pipeline executes; dynamic mode has no use for them and
@@ -153,6 +172,8 @@ def _decorator_settings(dec: cst.Decorator, info: PipelineInfo) -> None:
         key = arg.keyword.value
         if key in SETTINGS:
             info.settings[key] = arg.value
+            if key == "device_id" and cpu_only_device(arg.value):
+                info.blockers.append(CPU_ONLY_DEVICE_REASON)
         elif key in PERF_ONLY:
             continue
         elif key in NOT_CONVERTED:
