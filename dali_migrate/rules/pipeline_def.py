@@ -153,7 +153,12 @@ def build(info: PipelineInfo, ctx, statements: list, returned: cst.BaseExpressio
         if carried:
             stmt = stmt.with_changes(leading_lines=[*carried, *stmt.leading_lines])
             carried = []
-        if legacy.iter_setup_draws(stmt) is not None:
+        draws = legacy.iter_setup_draws(stmt)
+        if draws is not None and all(m.matches(s, m.SimpleStatementLine([m.Pass()])) for s in draws):
+            # an iter_setup that only fed its inputs: nothing of it is left to run (or to raise)
+            carried += [ln for s in draws for ln in s.leading_lines if ln.comment is not None]
+            continue
+        if draws is not None:
             # a converted Pipeline subclass's iter_setup(): where it raised StopIteration, pipe.run() did
             ended = [cst.SimpleStatementLine([cst.Return()])]
             if restart:
@@ -161,7 +166,7 @@ def build(info: PipelineInfo, ctx, statements: list, returned: cst.BaseExpressio
 
                 ended = list(templates.module_body(end_block(ctx.restart.again)))
             iter_setup = [cst.Try(
-                body=cst.IndentedBlock(legacy.iter_setup_draws(stmt)),
+                body=cst.IndentedBlock(draws),
                 handlers=[cst.ExceptHandler(body=cst.IndentedBlock(ended), type=cst.Name("StopIteration"))],
             )]
         elif i in readers:

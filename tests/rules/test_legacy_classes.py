@@ -68,6 +68,13 @@ def test_feed_with_cuda_stream_is_left_to_a_person():
     assert "class P(Pipeline)" in out and "feed_input(cuda_stream=0) is not converted" in out
 
 
+def test_iter_setup_that_only_feeds_a_kept_batch_leaves_no_try():
+    # nothing of it runs each iteration: no `try: pass except StopIteration: return`
+    out = fed("self.feed_input(self.x, self.it)")
+    assert "class P" not in out and "x = ndd.as_batch(it)" in out
+    assert "try:" not in out and "StopIteration" not in out
+
+
 def test_batch_size_attribute_is_the_batch_size_setting():
     out = fed("self.feed_input(self.x, [np.zeros(2)] * self.max_batch_size)")
     assert "x_data = [np.zeros(2)] * batch_size" in out
