@@ -302,18 +302,18 @@ def _class_kind(d: cst.ClassDef, label: str):
     if assigned & _PROTOCOL:
         # `__iter__ = other`: a protocol method this reading does not see
         return f"source {label}: its class binds {sorted(assigned & _PROTOCOL)[0]} by assignment: convert by hand"
+    # DALI's order (get_callback_from_source): a __call__ that is a generator function first, then
+    # whatever iter() accepts, and only then a callable: an iterable's __call__ is never called
+    call = methods.get("__call__")
+    if call is not None and (call.decorators or call.params.star_arg not in (None, cst.MaybeSentinel.DEFAULT) or any(
+        p.default is not None for p in call.params.params
+    )):
+        return f"source {label}.__call__ has *args, defaults or decorators: convert by hand"
+    if call is not None and _has_yield(call):
+        return ("generator_function", None)
     if "__iter__" in methods or "__getitem__" in methods:
-        if "__call__" in methods:
-            return f"source {label} is both iterable and callable: convert by hand"
         return ("iterable", None)
-    if "__call__" in methods:
-        call = methods["__call__"]
-        if call.decorators or call.params.star_arg not in (None, cst.MaybeSentinel.DEFAULT) or any(
-            p.default is not None for p in call.params.params
-        ):
-            return f"source {label}.__call__ has *args, defaults or decorators: convert by hand"
-        if _has_yield(call):
-            return ("generator_function", None)
+    if call is not None:
         return ("callable", _positional_count(call, True))
     return None
 
@@ -433,8 +433,8 @@ def _outer_source(name: str, module, pipeline):
             if not isinstance(kind, tuple):
                 return kind
             # Other code of the function that sees the object sees when the pipeline draws from it.
-            uses = sum(1 for n in cst_walk.walk(outer) if type(n) is cst.Name and n.value == name)
-            inside = sum(1 for n in cst_walk.walk(pipeline) if type(n) is cst.Name and n.value == name)
+            uses = sum(1 for n in cst_walk.variable_nodes(outer) if n.value == name)
+            inside = sum(1 for n in cst_walk.variable_nodes(pipeline) if n.value == name)
             return kind if uses - inside == 1 else (*kind, _local_shared_reason(name))
     if outer is None:
         found = [
@@ -514,6 +514,8 @@ def _parameter_kind(name: str, module, pipeline):
             kind = _made_by_factory(arg.value, call, scopes, module)
             if kind is None:
                 return f"{why}, and a call passes `{arg.value}`, a name of the function it is called in: convert by hand"
+            if isinstance(kind, str):  # an instance of the file's class, which does not convert
+                return f"{why}, and a call passes `{arg.value}`: {kind}"
             kinds[kind] = arg
             continue
         # (a default's call made one function, which every pipeline made with it shares)
@@ -536,15 +538,16 @@ def _made_by_factory(name: str, call, scopes: tuple, module):
     (:func:`_factory_kind`): ``source = synth_imgs_data(...)`` in DALI's conv_perf notebook; or to
     an instance of a class of the file (``eii = ExternalInputIterator(batch_size)``, then
     ``ExternalSourcePipeline(external_iterator=eii, ...)`` in DALI's external source examples). None
-    where it is not that form.
+    where it is not that form; why not, where it is that form but the class does not convert.
 
     The variable is read only by the call that passes it on, and that call runs once per binding
     (no loop holds it that does not hold the binding too): the pipeline alone uses what it holds."""
     scope = scopes[-1] if scopes else None
     if call is None or type(scope) is not cst.FunctionDef or name in _param_names(scope) or _binding_count(scope, name) != 1:
         return None
-    if sum(1 for n in cst_walk.walk(scope) if type(n) is cst.Name and n.value == name) != 2:
-        return None  # read elsewhere too (its binding and the argument are the two)
+    # (variables only: `eii=eii` passes it once, its keyword is no read)
+    if sum(1 for n in cst_walk.variable_nodes(scope) if n.value == name) != 2:
+        return _local_shared_reason(name)  # read elsewhere too (its binding and the argument are the two)
     found = [
         n for n in cst_walk.walk(scope)
         if type(n) is cst.Assign and len(n.targets) == 1 and _is_name(n.targets[0].target, name)
@@ -558,9 +561,7 @@ def _made_by_factory(name: str, call, scopes: tuple, module):
     if kind is None and isinstance(made.func, cst.Name) and not any(_binds(s, made.func.value) for s in scopes[:-1]):
         d = _top_def(module, made.func.value)
         if isinstance(d, cst.ClassDef) and _binding_count(module, made.func.value) == 1 and _binding_count(scope, made.func.value) == 0:
-            kind = _class_kind(d, made.func.value)  # (None where its methods do not tell)
-            if isinstance(kind, str):
-                return None
+            kind = _class_kind(d, made.func.value)  # (None where its methods do not tell; a reason)
     return kind
 
 

@@ -315,8 +315,6 @@ def test_a_factory_called_in_the_pipeline_call_converts():
 
 
 FACTORY_MARKED = {
-    # other code of the function could draw from it too
-    "read twice": "def bench(b):\n    source = replay(b)\n    print(source)\n    return p(source)\n",
     # pipelines made in the loop would share one function, and what it closes over
     "made once, used in a loop": "def bench(b):\n    source = replay(b)\n    for w in (3, 5):\n        pipe = p(source)\n",
     "bound twice": "def bench(b, again):\n    source = replay(b)\n    if again:\n        source = replay(b)\n    return p(source)\n",
@@ -328,6 +326,20 @@ def test_factory_forms_that_cannot_be_told_are_left_to_a_person():
     for key, calls in FACTORY_MARKED.items():
         out = param_pipeline(REPLAY + "\n\n" + calls, BATCH_PIPE)
         assert "@pipeline_def" in out and "a call passes `source`, a name of the function it is called in" in out, key
+
+
+def test_a_factory_made_source_other_code_reads_is_left_to_a_person_saying_so():
+    # other code of the function could draw from it too
+    calls = "def bench(b):\n    source = replay(b)\n    print(source)\n    return p(source)\n"
+    out = param_pipeline(REPLAY + "\n\n" + calls, BATCH_PIPE)
+    assert "@pipeline_def" in out and "a call passes `source`: the source `source` is used by other code of the function" in out
+
+
+def test_a_source_passed_by_keyword_of_its_own_name_is_read_once():
+    # `cb=cb`: the keyword is no read of the variable
+    calls = "def bench(b):\n    cb = replay(b)\n    pipe = p(cb=cb)\n    pipe.build()\n    return pipe.run()\n"
+    out = param_pipeline(REPLAY + "\n\n" + calls, BATCH_PIPE)
+    assert "dali-migrate:" not in out and "@pipeline_def" not in out
 
 
 def test_a_factory_that_keeps_or_may_not_return_its_function_is_not_followed():
@@ -383,6 +395,20 @@ def test_an_instance_other_code_of_the_function_uses_is_left_to_a_person():
     # the pipeline drew prefetch_queue_depth batches ahead of what that code sees
     out = convert(LOADER.format(use="pipe.build()\n    print(eli.i)\n    return pipe.run()"), header=LOADER_HEADER)
     assert "with pipe:" in out and "the source `eli` is used by other code of the function" in out
+
+
+def test_an_iterable_class_with_a_call_method_is_an_iterable_as_dali_tells_it():
+    # DALI tries iter(source) before calling it: __call__ is never used
+    both = LOADER.replace("        def __next__(self):", "        def __call__(self, info):\n            return [np.ones(2)]\n\n        def __next__(self):")
+    out = convert(both.format(use="pipe.build()\n    return pipe.run()"), header=LOADER_HEADER)
+    assert "dali-migrate:" not in out and "for source_data in source_2:" in out
+
+
+def test_a_class_whose_call_yields_is_a_generator_function_even_if_iterable():
+    # ...but a __call__ that is a generator function comes first
+    gen = LOADER.replace("        def __next__(self):", "        def __call__(self):\n            yield [np.ones(2)]\n\n        def __next__(self):")
+    out = convert(gen.format(use="pipe.build()\n    return pipe.run()"), header=LOADER_HEADER)
+    assert "dali-migrate:" not in out and "for source_data in source_2():" in out
 
 
 def test_an_instance_bound_twice_cannot_be_told():
@@ -494,3 +520,27 @@ def test_a_factory_with_another_decorator_is_not_followed():
         "    return fn.external_source(source=make_callback(5), batch=False)\n\npipe = p()\n")
     out = convert(src)
     assert "@pipeline_def" in out and "cannot tell whether the source `make_callback(5)`" in out
+
+
+def test_iterable_and_callable_sources_give_what_dali_gives(tmp_path):
+    """The kinds above, run: the pipeline and its conversion give the same batches."""
+    pytest = __import__("pytest")
+    pytest.importorskip("nvidia.dali")
+    import numpy as np
+    from _modules import load_source
+
+    calls = "        def __call__(self{params}):\n            {body}\n\n        def __next__(self):"
+    variants = {
+        "iterable": calls.format(params=", info", body="return [np.ones(2)]"),
+        "generator": calls.format(params="", body="yield [np.full(2, 7.0)]"),
+    }
+    for key, call in variants.items():
+        src = LOADER_HEADER + LOADER.replace("        def __next__(self):", call).replace(
+            "return [np.zeros(2)]", "return [np.full(2, 3.0)]").replace("device_id=0", "device_id=None").format(
+            use="pipe.build()\n    return pipe.run()")
+        out = convert(src, header="")
+        assert "dali-migrate:" not in out, key
+        (want,) = load_source(tmp_path, f"original_{key}", src).loader(3)
+        (got,) = load_source(tmp_path, f"converted_{key}", out).loader(3)
+        assert np.array_equal(want.as_array(), np.stack([np.asarray(got.select(i)) for i in range(got.batch_size)])), key
+        assert want.as_array()[0, 0] == (3.0 if key == "iterable" else 7.0)
