@@ -2037,6 +2037,7 @@ def _use(rule, node, stmt, site, p: Plan) -> None:
         p.blockers.append((stmt, f"{rule.summary}, but here its value is used: convert by hand"))
     else:
         p.rewrites[id(node)] = (rule, site)
+        p.helpers.update(rule.needs(node, site))
 
 
 def _receiver(node):

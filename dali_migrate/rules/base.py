@@ -50,6 +50,8 @@ class CallSiteRule(Rule):
     rewrite: Callable = None  # (call: cst.Call, receiver: cst.BaseExpression, site) -> expr | None
     #: (call as written, site) -> why this use cannot be converted, or None
     blocker: Callable = lambda call, site: None
+    #: (call as written, site) -> {key: module-level source} the rewrite calls (written once per file)
+    needs: Callable = lambda call, site: {}
     kind: ClassVar[str] = "call site"
 
 

@@ -1,22 +1,46 @@
 """``tl.at(i)`` and ``tl[i]`` -> ``batch.select(i)``: an ndd.Batch has no ``__getitem__`` (it raises
 TypeError so that a sample index is never confused with an index inside each sample).
 
-``TensorListCPU.at(i)`` returns a numpy array, ``select(i)`` an ndd.Tensor: where the batch is
-known to be on the CPU (a pipeline without GPU operators, or after ``.as_cpu()``), ``.at(i)``
-becomes ``np.asarray(batch.select(i))`` so that numpy methods and numpy arithmetic still apply.
-On a GPU batch, ``.at(i)`` returned a TensorGPU and ``select(i)`` gives the matching ndd.Tensor."""
+``tl[i]`` gave a TensorCPU or a TensorGPU, whose counterpart is the ndd.Tensor ``select(i)`` gives.
+``TensorListCPU.at(i)`` returns a numpy array, ``TensorListGPU.at(i)`` a TensorGPU: where the batch
+is known to be on the CPU (a pipeline without GPU operators, or after ``.as_cpu()``), ``.at(i)``
+becomes ``np.asarray(batch.select(i))``, so that numpy methods and numpy arithmetic still apply.
+Elsewhere the batch may be on either device (a CPU output of a pipeline with GPU operators, such as
+a reader's labels; a device chosen by a parameter), and ``.at(i)`` becomes a call of a function
+written into the file that gives a numpy array for a CPU batch and the sample for a GPU one, as
+DALI does."""
 
 import libcst as cst
 import libcst.matchers as m
 
-from dali_migrate.cst_util import attr_chain
+from dali_migrate.cst_util import attr_chain, fresh_name
 from dali_migrate.rules.base import CallSiteRule
+
+HELPER = "sample-at"
+_BASE = "sample_at"
+_SOURCE = '''def {name}(batch, i):
+    """TensorList.at(i) on an ndd.Batch (added by dali-migrate): as in pipeline mode, a sample of a
+    CPU batch is a numpy array, one of a GPU batch the sample itself."""
+    sample = batch.select(i)
+    return {numpy}.asarray(sample) if batch.device.device_type == "cpu" else sample
+'''
 
 
 def _on_cpu(receiver, site) -> bool:
     if not site.pipeline.uses_gpu:
         return True
     return isinstance(receiver, cst.Call) and m.matches(receiver.func, m.Attribute(attr=m.Name("cpu") | m.Name("as_cpu")))
+
+
+def _helper_name(site) -> str:
+    # the same for every use in the file (site.taken is the module's names)
+    return fresh_name(_BASE, set(site.taken)) if _BASE in site.taken else _BASE
+
+
+def _needs(node, site) -> dict:
+    if isinstance(node, cst.Subscript) or _on_cpu(node.func.value, site):
+        return {}
+    return {HELPER: _SOURCE.format(name=_helper_name(site), numpy=site.numpy)}
 
 
 def _rewrite(node, receiver, site):
@@ -26,7 +50,7 @@ def _rewrite(node, receiver, site):
     selected = node.with_changes(func=node.func.with_changes(attr=cst.Name("select")))
     if _on_cpu(receiver, site):
         return cst.Call(func=attr_chain(f"{site.numpy}.asarray"), args=[cst.Arg(selected)])
-    return selected
+    return node.with_changes(func=cst.Name(_helper_name(site)), args=[cst.Arg(receiver), *node.args])
 
 
 RULE = CallSiteRule(
@@ -35,4 +59,5 @@ RULE = CallSiteRule(
     receiver="batch",
     methods=("at", "__getitem__"),
     rewrite=_rewrite,
+    needs=_needs,
 )

@@ -1,6 +1,14 @@
 # golden-run: pipe=gpu_pipe args=(str(DATA / "images"),) iterations=12
+import numpy as np
 import nvidia.dali.types as types
 import nvidia.dali.experimental.dynamic as ndd
+
+
+def sample_at(batch, i):
+    """TensorList.at(i) on an ndd.Batch (added by dali-migrate): as in pipeline mode, a sample of a
+    CPU batch is a numpy array, one of a GPU batch the sample itself."""
+    sample = batch.select(i)
+    return np.asarray(sample) if batch.device.device_type == "cpu" else sample
 
 
 def gpu_pipe(data_dir, *, batch_size=4, num_threads=4, device_id=0, seed=None):
@@ -24,4 +32,4 @@ def gpu_pipe(data_dir, *, batch_size=4, num_threads=4, device_id=0, seed=None):
 pipe = gpu_pipe("/data/images", device_id=1)
 images, labels = next(pipe)
 host = images.cpu()
-print(host.select(0).shape, ndd.as_tensor(labels.cpu()))
+print(sample_at(host, 0).shape, ndd.as_tensor(labels.cpu()))

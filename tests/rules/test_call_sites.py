@@ -53,15 +53,40 @@ def test_shared_output_names_convert_together():
     assert "next(a)" in out and "next(b)" in out and "y.select(0)" in out
 
 
-def test_gpu_batch_at_stays_a_tensor():
+def test_at_of_a_batch_that_may_be_on_the_gpu_calls_a_function_written_into_the_file():
+    # in a pipeline with GPU operators an output may be on either device (a reader's labels stay on
+    # the CPU): .at(i) gave a numpy array for a CPU batch, a TensorGPU for a GPU one
     src = (
         '@pipeline_def(batch_size=4)\ndef g(root):\n    j, l = fn.readers.file(file_root=root)\n'
         '    return fn.decoders.image(j, device="mixed"), l\n\n'
-        "pipe = g('d')\nimgs, labels = pipe.run()\na = imgs.at(0)\nb = labels.as_cpu().at(0)\n"
+        "pipe = g('d')\nimgs, labels = pipe.run()\na = imgs.at(0)\nc = labels.at(1)\nb = labels.as_cpu().at(0)\n"
     )
     out = convert(src)
-    assert "a = imgs.select(0)" in out
+    assert "a = sample_at(imgs, 0)" in out and "c = sample_at(labels, 1)" in out
+    assert out.count("def sample_at(batch, i):") == 1
+    assert 'return np.asarray(sample) if batch.device.device_type == "cpu" else sample' in out
     assert "b = np.asarray(labels.cpu().select(0))" in out
+
+
+def test_at_gives_what_dali_gives_where_the_device_is_a_parameter(tmp_path, fixture_data):
+    pytest.importorskip("nvidia.dali")
+    import numpy as np
+    from _modules import load_source
+
+    src = (
+        "import numpy as np\nimport nvidia.dali.fn as fn\nfrom nvidia.dali import pipeline_def\n\n\n"
+        "@pipeline_def(batch_size=2, num_threads=1, device_id=None)\ndef g(root, device):\n"
+        "    j, l = fn.readers.file(file_root=root)\n    return fn.decoders.image(j, device=device), l\n\n\n"
+        "def first(root):\n    pipe = g(root, 'cpu')\n    pipe.build()\n    imgs, labels = pipe.run()\n"
+        "    return imgs.at(1), labels.at(0)\n"
+    )
+    out = convert(src, header="")
+    assert "sample_at(imgs, 1), sample_at(labels, 0)" in out and "dali-migrate:" not in out
+    root = str(fixture_data / "images")
+    want = load_source(tmp_path, "original", src).first(root)
+    got = load_source(tmp_path, "converted", out).first(root)
+    for w, g in zip(want, got):
+        assert type(g) is type(w) is np.ndarray and np.array_equal(g, w)
 
 
 def test_seed_minus_one_at_the_call_becomes_none():
