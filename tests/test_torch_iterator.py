@@ -80,6 +80,11 @@ def _cases():
                     f'[pipe], ["data", "label"], reader_name="Reader", {pol}, prepare_first_batch=False', False, 4, LEN_LOOP))
         out.append((f"generic-next-{policy}", "DALIGenericIterator",
                     f'[pipe], ["data", "label"], reader_name="Reader", {pol}', True, 8, NEXT_LOOP))
+    # a policy computed where the iterator is made: its member's name goes to the emitted class
+    for chosen in ("DROP", "PARTIAL"):
+        pol = f"last_batch_policy=LastBatchPolicy.{chosen} if n > 1 else LastBatchPolicy.FILL"
+        out.append((f"generic-computed-{chosen}", "DALIGenericIterator",
+                    f'[pipe], ["data", "label"], reader_name="Reader", {pol}', False, 8, FOR_LOOP))
     return out
 
 
@@ -114,6 +119,8 @@ def test_iterator_epochs_match(case, tmp_path, fixture_data):
     result = convert_source(source)
     assert not result.markers, result.output
     assert "DaliTorchIterator(" in result.output and f"{iterator}(" not in result.output
+    if "-computed-" in name:
+        assert "last_batch_policy=(LastBatchPolicy." in result.output and ").name)" in result.output
     original = _load(tmp_path, "original", to_cpu(source))
     converted = _load(tmp_path, "converted", to_cpu(result.output))
     root = str(fixture_data / "images")
@@ -240,7 +247,6 @@ MARKED = {
     "one pipeline twice": ('DALIGenericIterator([pipe, pipe], ["data", "label"], reader_name="Reader")', "one pipeline twice"),
     "batch sizes written differently": ('DALIGenericIterator([pipe, pipe3], ["data", "label"], reader_name="Reader")', "batch sizes"),
     "a comprehension with an if": ('DALIGenericIterator([pipe_fn(root) for _ in range(2) if policy], ["data", "label"])', "comprehension"),
-    "policy variable": ('DALIGenericIterator([pipe], ["data", "label"], reader_name="Reader", last_batch_policy=policy)', "last_batch_policy"),
     "other reader name": ('DALIGenericIterator([pipe], ["data", "label"], reader_name="Other")', "reader_name"),
     "ragged iterator": ('DALIRaggedIterator([pipe], ["data", "label"], reader_name="Reader")', "DALIRaggedIterator"),
 }

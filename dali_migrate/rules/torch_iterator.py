@@ -509,9 +509,14 @@ def _planned(call: cst.Call, site, fw: Framework):
         if value.value != "None":
             policy = "FILL" if value.value == "True" else "PARTIAL"
     if policy is None and "last_batch_policy" in bound:
-        policy = _policy(bound["last_batch_policy"], site.names, fw)
-        if policy is None:
+        written = bound["last_batch_policy"]
+        policy = _policy(written, site.names, fw)
+        if policy is None and set(fw.policies) != set(_POLICIES):
             return f"{_short(kind, fw)}: last_batch_policy is not a LastBatchPolicy member written out; convert by hand"
+        if policy is None:
+            # computed (`LastBatchPolicy.DROP if training else LastBatchPolicy.PARTIAL`): the member's
+            # name where the iterator is made, as the class takes it; every policy is served
+            new.append(("last_batch_policy", cst.Attribute(value=_parenthesized(written), attr=cst.Name("name"))))
     if policy is not None and policy not in fw.policies:
         return f"{_short(kind, fw)}(last_batch_policy=LastBatchPolicy.{policy}): {fw.refused_policy[policy]}"
     if policy is not None and policy != "FILL":
@@ -596,6 +601,13 @@ def _prefetch_args(site):
         if literal != default:
             found.append((key, value))
     return found
+
+
+def _parenthesized(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """``expr`` as it can stand before ``.attr``."""
+    if isinstance(expr, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) or expr.lpar:
+        return expr
+    return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
 
 def _one_line(call: cst.Call) -> cst.Call:
