@@ -6,7 +6,11 @@
 * ``x.gpu()`` becomes ``x`` (a DataNode's or a Batch's copy to the GPU);
 * ``device_id=<expr>`` becomes ``device_id=None`` where it names the device: in ``@pipeline_def(...)``,
   in calls (pipeline constructors, ``Pipeline(...)``, ``ndd.EvalContext(...)``, converted generator
-  functions) and as the default of a ``device_id`` parameter (the converted functions' settings).
+  functions) and as the default of a ``device_id`` parameter (the converted functions' settings);
+* the third positional argument of ``Pipeline(...)``, and of ``super().__init__(...)`` /
+  ``Pipeline.__init__(self, ...)`` in a class derived from ``Pipeline`` itself, is Pipeline's
+  ``device_id``: it becomes None too (DALI's examples write ``super().__init__(batch_size,
+  num_threads, device_id, seed=12 + device_id)``, where the class still needs the integer).
 
 Everything else stays byte-identical. Only libcst is needed (no DALI import).
 """
@@ -24,7 +28,38 @@ def _none() -> cst.Name:
     return cst.Name("None")
 
 
+def _ends_with_pipeline(expr) -> bool:
+    return (isinstance(expr, cst.Name) and expr.value == "Pipeline") or (
+        isinstance(expr, cst.Attribute) and expr.attr.value == "Pipeline")
+
+
+def _positional_device_id(call: cst.Call, classes: list) -> bool:
+    """Is ``call``'s third positional argument Pipeline's device_id?"""
+    func = call.func
+    if _ends_with_pipeline(func):
+        return True
+    if not (isinstance(func, cst.Attribute) and func.attr.value == "__init__"):
+        return False
+    # super().__init__(...) of a class derived from Pipeline itself (not from another subclass,
+    # whose own __init__ may take other parameters), or Pipeline.__init__(self, ...)
+    if _ends_with_pipeline(func.value):
+        return True
+    direct = bool(classes) and any(_ends_with_pipeline(b.value) for b in classes[-1].bases)
+    return direct and isinstance(func.value, cst.Call) and isinstance(func.value.func, cst.Name) and func.value.func.value == "super"
+
+
 class _ToCpu(cst.CSTTransformer):
+    def __init__(self, positional: bool = True):
+        self.classes: list = []
+        self.positional = positional
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.classes.append(node)
+
+    def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> cst.ClassDef:
+        self.classes.pop()
+        return updated
+
     def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> cst.Arg:
         if updated.keyword is None:
             return updated
@@ -50,9 +85,20 @@ class _ToCpu(cst.CSTTransformer):
             if updated.lpar or updated.rpar:
                 receiver = receiver.with_changes(lpar=[*updated.lpar, *receiver.lpar], rpar=[*receiver.rpar, *updated.rpar])
             return receiver
+        positional = [i for i, a in enumerate(updated.args) if a.keyword is None and not a.star]
+        skip = 1 if isinstance(func, cst.Attribute) and _ends_with_pipeline(func.value) else 0  # (self)
+        if self.positional and len(positional) > 2 + skip and _positional_device_id(original, self.classes):
+            i = positional[2 + skip]
+            if all(a.keyword is None and not a.star for a in updated.args[: i + 1]):  # (no *args before it)
+                args = list(updated.args)
+                args[i] = args[i].with_changes(value=_none())
+                return updated.with_changes(args=args)
         return updated
 
 
-def to_cpu(source: str) -> str:
-    """``source`` with every GPU placement replaced by the CPU (see the module docstring)."""
-    return cst.parse_module(source).visit(_ToCpu()).code
+def to_cpu(source: str, positional_device_id: bool = True) -> str:
+    """``source`` with every GPU placement replaced by the CPU (see the module docstring).
+
+    ``positional_device_id=False`` leaves Pipeline's positional device_id as written: for code that
+    is converted afterwards, where the argument tells that the class passes its parameter on."""
+    return cst.parse_module(source).visit(_ToCpu(positional_device_id)).code

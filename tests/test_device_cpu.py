@@ -88,3 +88,30 @@ def test_imports_without_dali():
         "assert 'nvidia.dali' not in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_pipeline_s_positional_device_id():
+    # DALI's examples: super().__init__(batch_size, num_threads, device_id, seed=12 + device_id);
+    # the class still reads the integer, the Pipeline gets None
+    src = """\
+    class Train(Pipeline):
+        def __init__(self, batch_size, num_threads, device_id):
+            super(Train, self).__init__(batch_size, num_threads, device_id, seed=12 + device_id)
+
+    class Val(dali.pipeline.Pipeline):
+        def __init__(self, batch_size, num_threads, device_id):
+            Pipeline.__init__(self, batch_size, num_threads, device_id)
+
+    class Sub(Train):
+        def __init__(self, batch_size, num_threads, device_id):
+            super().__init__(batch_size, num_threads, device_id)
+
+    pipe = Pipeline(4, 2, rank)
+    """
+    out = _cpu(src)
+    assert "super(Train, self).__init__(batch_size, num_threads, None, seed=12 + device_id)" in out
+    assert "Pipeline.__init__(self, batch_size, num_threads, None)" in out
+    # Train's own __init__ takes what Sub passes: its third parameter is not Pipeline's
+    assert "super().__init__(batch_size, num_threads, device_id)" in out
+    assert "pipe = Pipeline(4, 2, None)" in out
+    assert to_cpu(textwrap.dedent(src), positional_device_id=False) == textwrap.dedent(src)

@@ -101,3 +101,13 @@ def test_a_pipeline_defined_under_a_module_level_if_is_found(tmp_path):
     out = slice_source(src, ["pipe"])
     assert "def pipe():" in out and "ok = True" in out
     assert "print(" not in out and out.count("\n") == src.count("\n")
+
+
+def test_a_class_computing_its_seed_from_the_device_id_is_checked_on_the_cpu(images):
+    # super().__init__(batch_size, num_threads, device_id, seed=12 + device_id): the class needs an
+    # integer, a pipeline on the CPU needs device_id=None; verify gives the Pipeline None
+    case = Path(__file__).parent / "verify_cases" / "hybrid_class.py"
+    params = {"batch_size": 4, "num_threads": 1, "device_id": 0, "data_dir": images, "crop": 16}
+    verdict = verify(Options(original=case, name="HybridTrainPipe", params=params))
+    assert verdict.equal, verdict.describe()
+    assert verdict.outputs == 2

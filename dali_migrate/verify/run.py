@@ -113,10 +113,10 @@ def _is_pipeline_def(source: str, name: str) -> bool:
     return False
 
 
-def _prepare(text: str, path: Path, name: str, device: str) -> str:
+def _prepare(text: str, path: Path, name: str, device: str, positional_device_id: bool = True) -> str:
     """What of ``text`` runs: moved to the CPU for ``--device cpu``, cut to ``name``'s needs."""
     if device == "cpu":
-        text = to_cpu(text)
+        text = to_cpu(text, positional_device_id)
     try:
         return slice_source(text, [name])
     except SliceError as e:
@@ -134,11 +134,14 @@ def _sources(opts: Options):
     if opts.against is not None:
         converted = _prepare(_read(opts.against), opts.against, name, opts.device)
     else:
-        result = convert_source(original, path=str(opts.original))
+        # converted from the code with Pipeline's positional device_id as written: the codemod reads
+        # there that a class passes its own parameter on (super().__init__(bs, threads, device_id))
+        as_written = _prepare(text, opts.original, name, opts.device, positional_device_id=False)
+        result = convert_source(as_written, path=str(opts.original))
         if result.markers:
             reasons = "; ".join(f"line {mk.line}: {mk.reason}" for mk in result.markers)
             raise VerifyError(f"{opts.original}::{name} is not converted automatically ({reasons})")
-        converted = result.output
+        converted = to_cpu(result.output) if opts.device == "cpu" else result.output
     return name, original, converted
 
 
