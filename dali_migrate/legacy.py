@@ -1565,7 +1565,11 @@ def _fn_call_for_op(op_call: cst.Call, invocation: cst.Call, names, catalog) -> 
     ops_path = names.ops_op(op_call.func)
     info = catalog.ops(ops_path) if ops_path else None
     if info is None:
-        raise _NotSimple(f"unknown legacy operator ops.{ops_path}")
+        # (the catalog is DALI's own registry: an operator it lacks is not one of that DALI, as old
+        # names removed in DALI 1.0 such as ops.HostDecoder, or a plugin library's)
+        raise _NotSimple(f"unknown legacy operator ops.{ops_path}: DALI {catalog.dali_version}'s operator registry has no such "
+                         "operator; either it was removed or renamed (then the pipeline does not run on that DALI either: "
+                         "write its current name and convert again) or it comes from a plugin library (convert by hand)")
     args = [*invocation.args, *op_call.args]
     seen = set()
     for a in args:

@@ -1008,3 +1008,14 @@ def test_an_operator_argument_the_graph_binds_again_keeps_the_class():
     assert "an operator made in __init__ reads `resize`, which define_graph binds" in out
     out = convert(src.format(name="size"), header="")
     assert "dali-migrate:" not in out and "ndd.random.uniform(range=[resize, float(max_size)]" in out
+
+
+def test_an_operator_dali_no_longer_has_is_named_with_what_to_do():
+    # ops.HostDecoder was renamed in DALI 1.0: the catalog (DALI's registry) does not have it
+    out = classes(FED.replace("ops.Flip(horizontal=1)", "ops.HostDecoder(output_type=types.RGB)").format(
+        iter_setup="self.feed_input(self.x, self.it)", es_args=""))
+    from dali_migrate.catalog import load_catalog
+
+    assert "class P(Pipeline)" in out
+    version = load_catalog().dali_version
+    assert f"unknown legacy operator ops.HostDecoder: DALI {version}'s operator registry has no such operator" in out
