@@ -1014,7 +1014,7 @@ def test_an_operator_dali_no_longer_has_is_named_with_what_to_do():
     # ops.HostDecoder was renamed in DALI 1.0: the catalog (DALI's registry) does not have it
     out = classes(FED.replace("ops.Flip(horizontal=1)", "ops.HostDecoder(output_type=types.RGB)").format(
         iter_setup="self.feed_input(self.x, self.it)", es_args=""))
-    from dali_migrate.catalog import load_catalog
+    from dali_migrate.catalog import load as load_catalog
 
     assert "class P(Pipeline)" in out
     version = load_catalog().dali_version
