@@ -65,6 +65,9 @@ CONVERTED = {
                       'DaliPaddleIterator(pipe, [("x", 0), "y"], batch_size=4'),
     "an output_map variable": ('DALIGenericIterator([pipe], output_map, reader_name="Reader")',
                                "DaliPaddleIterator(pipe, output_map, batch_size=4"),
+    # a policy computed elsewhere: the class takes its member's name, and serves all three
+    "policy variable": ('DALIGenericIterator([pipe], ["x", "y"], reader_name="Reader", last_batch_policy=policy)',
+                        'get_metadata(), last_batch_policy=policy.name)'),
     "two pipelines": ('DALIGenericIterator([pipe, pipe2], ["x", "y"], reader_name="Reader", last_batch_policy=LastBatchPolicy.DROP)',
                       'DaliPaddleMultiIterator([pipe, pipe2], ["x", "y"], batch_size=4, reader_meta=['),
 }
@@ -84,8 +87,6 @@ def test_iterators_converted(key):
 MARKED = {
     "lod level": ('DALIGenericIterator([pipe], ["x", ("y", 1)], reader_name="Reader")', "LoD level"),
     "lod level not written out": ('DALIGenericIterator([pipe], ["x", ("y", policy)], reader_name="Reader")', "LoD level"),
-    "policy variable": ('DALIGenericIterator([pipe], ["x", "y"], reader_name="Reader", last_batch_policy=policy)',
-                        "last_batch_policy"),
     "other reader name": ('DALIGenericIterator([pipe], ["x", "y"], reader_name="Other")', "reader_name"),
     "without output_map": ('DALIGenericIterator([pipe], reader_name="Reader")', "without output_map"),
     "one pipeline twice": ('DALIGenericIterator([pipe, pipe], ["x", "y"], reader_name="Reader")', "one pipeline twice"),
