@@ -25,12 +25,13 @@ CPU_ONLY_DEVICE_ID = 99999  # (negated) nvidia.dali.types.CPU_ONLY_DEVICE_ID
 
 
 # Older DALI read this id as "no GPU"; from 1.53 on (2.4 too) a Pipeline takes it for a GPU's and
-# fails to build without CUDA ("set `device_id = None`"), and ndd.EvalContext rejects it. Written
-# as None, the pipeline would run where it failed: that is the person's call, not the codemod's.
+# does not build (without CUDA it asks for `device_id = None`; with CUDA the id is out of range),
+# and ndd.EvalContext rejects it. Written as None, the pipeline would run where it failed: that is
+# the person's call, not the codemod's.
 CPU_ONLY_DEVICE_REASON = (
     "device_id is DALI's CPU-only id (types.CPU_ONLY_DEVICE_ID, -99999), which DALI 1.53 and later take for a "
-    "GPU's (without CUDA the pipeline does not build: it asks for `device_id = None`) and ndd.EvalContext "
-    "rejects: for a CPU-only pipeline pass device_id=None, then convert again"
+    "GPU's (the pipeline does not build: without CUDA it asks for `device_id = None`, with CUDA the id is "
+    "invalid) and ndd.EvalContext rejects: for a CPU-only pipeline pass device_id=None, then convert again"
 )
 
 

@@ -300,3 +300,32 @@ def test_helper_rebinding_its_outputs_otherwise_is_left():
 def test_old_method_name_says_what_it_is_now():
     out = convert(PIPE + "pipe = p('d')\nj, l = pipe.run()\nx = j.asCPU().as_array()\n")
     assert "@pipeline_def" in out and "TensorList.asCPU() is the old name of as_cpu()" in out
+
+
+@pytest.mark.gpu
+def test_at_of_a_gpu_batch_gives_the_sample_on_the_gpu(tmp_path, fixture_data):
+    """The other half of sample_at: TensorListGPU.at(i) gave a TensorGPU; the converted code gives
+    the GPU sample (the labels of the same pipeline stay numpy arrays)."""
+    pytest.importorskip("nvidia.dali")
+    import numpy as np
+    from _modules import load_source
+
+    from dali_migrate.runtime._backend import cuda_device_count
+
+    if cuda_device_count() == 0:
+        pytest.skip("no CUDA device")
+    src = (
+        "import numpy as np\nimport nvidia.dali.fn as fn\nfrom nvidia.dali import pipeline_def\n\n\n"
+        "@pipeline_def(batch_size=2, num_threads=1, device_id=0)\ndef g(root):\n"
+        "    j, l = fn.readers.file(file_root=root)\n    return fn.decoders.image(j, device='mixed'), l\n\n\n"
+        "def first(root):\n    pipe = g(root)\n    pipe.build()\n    imgs, labels = pipe.run()\n"
+        "    return imgs.at(1), labels.at(0)\n"
+    )
+    out = convert(src, header="")
+    assert "sample_at(imgs, 1), sample_at(labels, 0)" in out
+    root = str(fixture_data / "images")
+    (want_img, want_label) = load_source(tmp_path, "original", src).first(root)
+    (got_img, got_label) = load_source(tmp_path, "converted", out).first(root)
+    assert type(got_label) is type(want_label) is np.ndarray and np.array_equal(got_label, want_label)
+    assert got_img.device.device_type == "gpu"
+    assert np.array_equal(np.asarray(got_img.cpu()), np.asarray(want_img.as_cpu()))
