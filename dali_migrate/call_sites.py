@@ -392,6 +392,7 @@ def plan(module, parents: Parents, pipelines: dict, rules, ndd: str, numpy: Opti
     pipe_rules.update({("iterator", k): v for k, v in _rules_for(rules, "iterator").items()})
     pipe_rules.update({("attribute", k): v for k, v in _rules_for(rules, "pipeline-attribute").items()})
     batch_rules = _rules_for(rules, "batch")
+    batch_rules.update({("attribute", k): v for k, v in _rules_for(rules, "batch-attribute").items()})
     from dali_migrate import pipe_choices, pipe_lists, pipe_params
 
     pipe_vars: dict = {}  # id(scope) -> names of variables holding a converted pipeline
@@ -1835,7 +1836,11 @@ def _plan_expr(node, kind, parents, state, site, pipe_rules, batch_rules, p: Pla
             else:
                 _use(rule, call, stmt, site, p)
             return
-        p.blockers.append((stmt, f"TensorList.{parent.attr.value} differs on ndd.Batch: convert by hand"))
+        rule = batch_rules.get(("attribute", parent.attr.value))
+        if rule is None:
+            p.blockers.append((stmt, f"TensorList.{parent.attr.value} differs on ndd.Batch: convert by hand"))
+        else:
+            _use(rule, parent, stmt, site, p)
         return
     if isinstance(parent, cst.Subscript) and parent.value is node:
         rule = batch_rules.get("__getitem__")

@@ -67,6 +67,7 @@ EXAMPLES = {
                          "angle = random.uniform(-max_angle, max_angle)\n"),
     "pipe-feed-input": ("external_source_fed_feed_input", 'pipe.feed_input("jpegs", jpegs)\n',
                         "images, targets = pipe(jpegs=jpegs, labels=labels)"),
+    "batch-dtype": ("call_sites_tensorlist", "kind = images.dtype", "kind = images.dtype.type_id"),
     "sample-shape": ("call_sites_tensorlist", "third = images[2].shape()", "third = list(images.select(2).shape)"),
     "sample-to-torch": ("external_source_fed_run_inputs", "to_torch_tensor(decoded[0][0], copy=True)",
                         "decoded[0].select(0).torch(copy=True)"),

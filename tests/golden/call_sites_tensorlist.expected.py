@@ -24,9 +24,10 @@ def show(root):
     second = images.select(1)
     shapes = images.shape
     third = list(images.select(2).shape)
+    kind = images.dtype.type_id
     host = images.cpu()
     dense = ndd.as_tensor(images)
     label_array = np.asarray(ndd.as_tensor(labels))
-    print(n, first.shape, second.shape, shapes, third, np.asarray(host.select(0)), dense, label_array)
+    print(n, first.shape, second.shape, shapes, third, kind, np.asarray(host.select(0)), dense, label_array)
     print(np.array(np.asarray(outputs[1].select(0))))
     return label_array

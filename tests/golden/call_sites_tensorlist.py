@@ -21,9 +21,10 @@ def show(root):
     second = images[1]
     shapes = images.shape()
     third = images[2].shape()
+    kind = images.dtype
     host = images.as_cpu()
     dense = images.as_tensor()
     label_array = labels.as_array()
-    print(n, first.shape, second.shape, shapes, third, host.at(0), dense, label_array)
+    print(n, first.shape, second.shape, shapes, third, kind, host.at(0), dense, label_array)
     print(np.array(outputs[1].at(0)))
     return label_array
