@@ -636,14 +636,80 @@ def _rewrite(call, receiver, site, fw: Framework = TORCH):
         wrapper = fresh_name(PREFETCHED, set(site.taken)) if PREFETCHED in site.taken else PREFETCHED
         pipe = cst.Call(cst.Name(wrapper), [cst.Arg(pipe), *(cst.Arg(value=v, keyword=cst.Name(k), equal=eq) for k, v in source)])
     args = [cst.Arg(pipe), cst.Arg(output_map)] + [cst.Arg(value=v, keyword=cst.Name(k), equal=eq) for k, v in new]
-    # Keep the call's layout: the original's first comma (", " or a line break) between arguments.
-    old = call.args
-    sep = old[0].comma if len(old) > 1 and isinstance(old[0].comma, cst.Comma) else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-    laid = [a.with_changes(comma=sep) for a in args[:-1]]
-    laid.append(args[-1].with_changes(comma=old[-1].comma, whitespace_after_arg=old[-1].whitespace_after_arg))
+    signature = fw.params[fw.iterators[_iterator(call, site, fw)[0]]]
+    laid = _laid_out(call, args, ["pipelines", "output_map", *(k for k, _ in new)], signature)
     if _iterator(call, site, fw)[1] is not None:
         return call.with_changes(args=laid)  # the class stays; its base becomes the emitted class (_also)
     return call.with_changes(func=cst.Name(_class_name(site, fw, multi=group is not None, source=source is not None)), args=laid)
+
+
+#: the iterator's parameters whose value goes on as another argument of the emitted class's call
+_CARRIED_AS = {"reader_name": "reader_meta", "fill_last_batch": "last_batch_policy"}
+
+
+def _comment_space(arg: cst.Arg, last: bool):
+    """The line break after ``arg`` where it holds what its author wrote (a comment at the end of
+    its line, comment lines below it), else None."""
+    spaces = [arg.comma.whitespace_after] if isinstance(arg.comma, cst.Comma) else []
+    if last:
+        spaces.append(arg.whitespace_after_arg)
+    for ws in spaces:
+        if isinstance(ws, cst.ParenthesizedWhitespace) and (
+            ws.first_line.comment is not None or any(line.comment is not None for line in ws.empty_lines)
+        ):
+            return ws
+    return None
+
+
+def _laid_out(call: cst.Call, args: list, keys: list, signature: tuple) -> list:
+    """``args`` (the emitted class's, one parameter name per ``keys``) in the call's layout: the
+    original's first comma (", " or a line break) between them, its closing as it was, and each
+    original argument's comments after the argument that carries its value (comments of what
+    goes away after the last one): the converted code keeps what its author wrote."""
+    old = call.args
+    sep = old[0].comma if len(old) > 1 and isinstance(old[0].comma, cst.Comma) else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    if isinstance(sep.whitespace_after, cst.ParenthesizedWhitespace):  # (its comments are the first argument's)
+        sep = sep.with_changes(whitespace_after=sep.whitespace_after.with_changes(first_line=cst.TrailingWhitespace(), empty_lines=[]))
+    params = [arg.keyword.value if arg.keyword is not None else (signature[i] if i < len(signature) else None)
+              for i, arg in enumerate(old)]
+    comments: dict = {}  # index in args -> the line break holding an original argument's comments
+    orphans: list = []
+    for i, arg in enumerate(old):
+        space = _comment_space(arg, i == len(old) - 1)
+        if space is None:
+            continue
+        name = _CARRIED_AS.get(params[i], params[i]) if params[i] is not None else None
+        if name in keys and keys.index(name) not in comments:
+            comments[keys.index(name)] = space
+        else:
+            orphans.append(space)
+    closing = old[-1].whitespace_after_arg if not isinstance(old[-1].comma, cst.Comma) else old[-1].comma.whitespace_after
+    laid = []
+    for i, arg in enumerate(args):
+        space = comments.get(i)
+        if i < len(args) - 1:
+            if space is None:
+                laid.append(arg.with_changes(comma=sep))
+            else:
+                indent = sep.whitespace_after.last_line if isinstance(sep.whitespace_after, cst.ParenthesizedWhitespace) else space.last_line
+                laid.append(arg.with_changes(comma=sep.with_changes(whitespace_after=space.with_changes(last_line=indent))))
+            continue
+        # the last: the original closing (a trailing comma or none, the line break before `)`)
+        if space is None and not orphans and _comment_space(old[-1], True) is None:
+            laid.append(arg.with_changes(comma=old[-1].comma, whitespace_after_arg=old[-1].whitespace_after_arg))
+            continue
+        end = closing.last_line if isinstance(closing, cst.ParenthesizedWhitespace) else cst.SimpleWhitespace("")
+        first = space.first_line if space is not None else cst.TrailingWhitespace()
+        lines = [*(space.empty_lines if space is not None else []),
+                 *(cst.EmptyLine(indent=True, whitespace=cst.SimpleWhitespace(""), comment=o.first_line.comment)
+                   for o in orphans if o.first_line.comment is not None),
+                 *(line for o in orphans for line in o.empty_lines)]
+        after = cst.ParenthesizedWhitespace(first_line=first, empty_lines=lines, indent=True, last_line=end)
+        if isinstance(old[-1].comma, cst.Comma):
+            laid.append(arg.with_changes(comma=old[-1].comma.with_changes(whitespace_after=after)))
+        else:
+            laid.append(arg.with_changes(comma=cst.MaybeSentinel.DEFAULT, whitespace_after_arg=after))
+    return laid
 
 
 def _also(call, site, fw: Framework = TORCH) -> list:
