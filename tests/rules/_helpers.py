@@ -21,3 +21,19 @@ def unindented(text: str) -> str:
 def pipeline(body: str, decorator: str = "@pipeline_def(batch_size=4)") -> str:
     """Convert a one-pipeline module whose function body is ``body``."""
     return convert(f"{decorator}\ndef p():\n" + textwrap.indent(textwrap.dedent(body), "    "))
+
+
+def without_rule(src: str, rule_id: str) -> str:
+    """``src`` converted with every rule but ``rule_id``."""
+    from dali_migrate.rules import all_rules
+
+    return convert(src, header="", rules=[r.id for r in all_rules() if r.id != rule_id])
+
+
+def run_both(tmp_path, src: str, out: str, function: str, *args):
+    """(what ``function(*args)`` of the original gives, what the converted code's gives)."""
+    from _modules import load_source
+
+    want = getattr(load_source(tmp_path, "original", src), function)(*args)
+    got = getattr(load_source(tmp_path, "converted", out), function)(*args)
+    return want, got

@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.rules._helpers import HEADER, convert
+from tests.rules._helpers import HEADER, convert, run_both, without_rule
 
 SRC = HEADER + '''
 @pipeline_def(batch_size=2, num_threads=1, device_id=None)
@@ -26,20 +26,13 @@ def test_dtype_property_becomes_the_type_id_of_the_batch_s_dtype():
 
 
 def test_disabled_rule_leaves_the_pipeline_marked():
-    from dali_migrate.rules import all_rules
-
-    rules = [r.id for r in all_rules() if r.id != "batch-dtype"]
-    out = convert(SRC, header="", rules=rules)
+    out = without_rule(SRC, "batch-dtype")
     assert "@pipeline_def" in out and "TensorList.dtype differs on ndd.Batch" in out
 
 
 def test_converted_code_gives_the_same_dtypes_as_the_pipeline(tmp_path, fixture_data):
     pytest.importorskip("nvidia.dali")
-    from _modules import load_source
-
     out = convert(SRC, header="")
-    root = str(fixture_data / "images")
-    want = load_source(tmp_path, "original", SRC).kinds(root)
-    got = load_source(tmp_path, "converted", out).kinds(root)
+    want, got = run_both(tmp_path, SRC, out, "kinds", str(fixture_data / "images"))
     assert got == want
     assert want[1] == "DALIDataType.INT32" and want[2] is True

@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.rules._helpers import HEADER, convert
+from tests.rules._helpers import HEADER, convert, run_both, without_rule
 
 SRC = HEADER + '''
 @pipeline_def(batch_size=2, num_threads=1, device_id=None)
@@ -31,20 +31,13 @@ def test_a_file_that_binds_list_is_left_to_a_person():
 
 
 def test_disabled_rule_leaves_the_pipeline_marked():
-    from dali_migrate.rules import all_rules
-
-    rules = [r.id for r in all_rules() if r.id != "sample-shape"]
-    out = convert(SRC, header="", rules=rules)
+    out = without_rule(SRC, "sample-shape")
     assert "@pipeline_def" in out and "needs rule sample-shape" in out
 
 
 def test_converted_code_gives_the_same_shapes_as_the_pipeline(tmp_path, fixture_data):
     pytest.importorskip("nvidia.dali")
-    from _modules import load_source
-
     out = convert(SRC, header="")
-    root = str(fixture_data / "images")
-    want = load_source(tmp_path, "original", SRC).sizes(root)
-    got = load_source(tmp_path, "converted", out).sizes(root)
+    want, got = run_both(tmp_path, SRC, out, "sizes", str(fixture_data / "images"))
     assert got == want
     assert all(type(s) is list and len(s) == 3 for s in got)
