@@ -21,6 +21,7 @@ from dali_migrate.cst_util import code, dotted, kwarg, names_in
 from dali_migrate.dali_imports import FN, MATH, DaliNames
 
 SETTINGS = ("batch_size", "num_threads", "device_id", "seed")
+TYPES_CONSTANT = "nvidia.dali.types.Constant"
 CPU_ONLY_DEVICE_ID = 99999  # (negated) nvidia.dali.types.CPU_ONLY_DEVICE_ID
 
 
@@ -41,7 +42,7 @@ def cpu_only_device(expr) -> bool:
         return isinstance(expr.expression, cst.Integer) and expr.expression.evaluated_value == CPU_ONLY_DEVICE_ID
     last = expr.attr if isinstance(expr, cst.Attribute) else expr
     return isinstance(last, cst.Name) and last.value == "CPU_ONLY_DEVICE_ID"
-TYPES_CONSTANT = "nvidia.dali.types.Constant"
+
 
 # Pipeline arguments that only tune how a pipeline executes; dynamic mode has no use for them and
 # dropping them changes no output.

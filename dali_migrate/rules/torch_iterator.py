@@ -636,9 +636,9 @@ def _rewrite(call, receiver, site, fw: Framework = TORCH):
         wrapper = fresh_name(PREFETCHED, set(site.taken)) if PREFETCHED in site.taken else PREFETCHED
         pipe = cst.Call(cst.Name(wrapper), [cst.Arg(pipe), *(cst.Arg(value=v, keyword=cst.Name(k), equal=eq) for k, v in source)])
     args = [cst.Arg(pipe), cst.Arg(output_map)] + [cst.Arg(value=v, keyword=cst.Name(k), equal=eq) for k, v in new]
-    signature = fw.params[fw.iterators[_iterator(call, site, fw)[0]]]
-    laid = _laid_out(call, args, ["pipelines", "output_map", *(k for k, _ in new)], signature)
-    if _iterator(call, site, fw)[1] is not None:
+    qualified, subclass = _iterator(call, site, fw)
+    laid = _laid_out(call, args, ["pipelines", "output_map", *(k for k, _ in new)], fw.params[fw.iterators[qualified]])
+    if subclass is not None:
         return call.with_changes(args=laid)  # the class stays; its base becomes the emitted class (_also)
     return call.with_changes(func=cst.Name(_class_name(site, fw, multi=group is not None, source=source is not None)), args=laid)
 
@@ -674,8 +674,8 @@ def _laid_out(call: cst.Call, args: list, keys: list, signature: tuple) -> list:
               for i, arg in enumerate(old)]
     comments: dict = {}  # index in args -> the line break holding an original argument's comments
     orphans: list = []
-    for i, arg in enumerate(old):
-        space = _comment_space(arg, i == len(old) - 1)
+    spaces = [_comment_space(arg, i == len(old) - 1) for i, arg in enumerate(old)]
+    for i, space in enumerate(spaces):
         if space is None:
             continue
         name = _CARRIED_AS.get(params[i], params[i]) if params[i] is not None else None
@@ -695,7 +695,7 @@ def _laid_out(call: cst.Call, args: list, keys: list, signature: tuple) -> list:
                 laid.append(arg.with_changes(comma=sep.with_changes(whitespace_after=space.with_changes(last_line=indent))))
             continue
         # the last: the original closing (a trailing comma or none, the line break before `)`)
-        if space is None and not orphans and _comment_space(old[-1], True) is None:
+        if space is None and not orphans and spaces[-1] is None:
             laid.append(arg.with_changes(comma=old[-1].comma, whitespace_after_arg=old[-1].whitespace_after_arg))
             continue
         end = closing.last_line if isinstance(closing, cst.ParenthesizedWhitespace) else cst.SimpleWhitespace("")

@@ -130,18 +130,19 @@ def _sources(opts: Options):
     except cst.ParserSyntaxError as e:
         raise VerifyError(f"{opts.original}:{e.raw_line}: does not parse: {e.message}") from None
     name = _pick_name(text, opts.original, opts.name)
-    original = _prepare(text, opts.original, name, opts.device)
+    # Pipeline's positional device_id as written, for now: the codemod reads there that a class
+    # passes its own parameter on (super().__init__(bs, threads, device_id))
+    original = _prepare(text, opts.original, name, opts.device, positional_device_id=False)
     if opts.against is not None:
         converted = _prepare(_read(opts.against), opts.against, name, opts.device)
     else:
-        # converted from the code with Pipeline's positional device_id as written: the codemod reads
-        # there that a class passes its own parameter on (super().__init__(bs, threads, device_id))
-        as_written = _prepare(text, opts.original, name, opts.device, positional_device_id=False)
-        result = convert_source(as_written, path=str(opts.original))
+        result = convert_source(original, path=str(opts.original))
         if result.markers:
             reasons = "; ".join(f"line {mk.line}: {mk.reason}" for mk in result.markers)
             raise VerifyError(f"{opts.original}::{name} is not converted automatically ({reasons})")
         converted = to_cpu(result.output) if opts.device == "cpu" else result.output
+    if opts.device == "cpu":
+        original = to_cpu(original)  # (now that positional device_id too)
     return name, original, converted
 
 
