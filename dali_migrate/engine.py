@@ -23,7 +23,7 @@ from dali_migrate.cst_util import code, fresh_name, names_in, with_kwarg, withou
 from dali_migrate.dali_imports import FN, MATH, collect
 from dali_migrate.model import ConversionError, ConversionResult
 from dali_migrate.pipeline_analysis import (
-    TYPES_CONSTANT, analyze, helper_blocker, helpers_with_ops, pipeline_decorator, reader_statement_call)
+    TYPES_CONSTANT, analyze, helper_blocker, helpers_with_ops, pipeline_decorator, reader_branches, reader_statement_call)
 from dali_migrate.pipeline_context import PipelineContext
 from dali_migrate.rules import build_time_calls
 from dali_migrate.rules import conditionals as conditionals_rule
@@ -484,9 +484,15 @@ class _Converter:
         rewriter.find_paths([*info.statements, info.returned])
         statements = [stmt.visit(rewriter) for stmt in info.statements]
         returned = info.returned.visit(rewriter)
-        reader_calls = [reader_statement_call(statements[r.index])[0] for r in info.readers]
-        for reader, converted in zip(info.readers, reader_calls):
-            reader.converted = converted
+        reader_calls = []
+        for reader in info.readers:
+            stmt = statements[reader.index]
+            if reader.branches:
+                reader.converted_branches = [(test, call) for test, call, _ in reader_branches(stmt)]
+                reader_calls.append(reader.converted_branches[0][1])
+            else:
+                reader_calls.append(reader_statement_call(stmt)[0])
+            reader.converted = reader_calls[-1]
         # (the call sites take the one reader; of several, a use names one: rules/pipe_epoch_size.named_reader)
         reader_call = reader_calls[0] if len(reader_calls) == 1 else None
         # counted only if the pipeline is converted in the end (its uses may still stop it)

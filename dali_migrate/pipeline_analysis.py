@@ -75,6 +75,16 @@ class Reader:
     #: the reader call as the conversion rewrote it (engine.py), for the uses that make it again
     #: for its metadata (rules/pipe_epoch_size.reader_expression)
     converted: Optional[cst.Call] = None
+    #: a reader chosen by ``if``/``elif``/``else`` (each branch one line ``target = fn.readers.x(...)``):
+    #: (test, call) per branch as written, the test None for ``else``; ``call`` is the first branch's
+    branches: Optional[list] = None
+    #: the same after the conversion rewrote the calls (engine.py)
+    converted_branches: Optional[list] = None
+
+    @property
+    def calls(self) -> list:
+        """Every reader call of this reader: one, or one per branch."""
+        return [call for _, call in self.branches] if self.branches else [self.call]
 
 
 @dataclasses.dataclass
@@ -569,9 +579,10 @@ def analyze(func: cst.FunctionDef, dec: cst.Decorator, names: DaliNames, catalog
     info.has_random = any(op.is_random for _, op in scan.calls)
 
     readers = [(call, op) for call, op in scan.calls if op.is_reader]
+    ops = {id(call): op for call, op in scan.calls}
     # External sources beside a reader or each other: rules/external_source.py decides.
     for call, op in readers:
-        _find_reader(info, body, call, op)
+        _find_reader(info, body, call, op, ops)
     if len(info.readers) > 1:
         _several_readers(info)
 
@@ -602,12 +613,50 @@ def reader_statement_call(stmt) -> Optional[tuple]:
     return (value, False) if isinstance(value, cst.Call) else None
 
 
-def _find_reader(info: PipelineInfo, body: list, call: cst.Call, op: OpInfo) -> None:
-    """Note the reader ``call`` in ``info.readers``, or a blocker saying why it cannot be."""
+def reader_branches(stmt) -> Optional[list]:
+    """[(test, call, whether ``.gpu()`` is chained on it), ...] of an ``if``/``elif``/``else`` whose
+    every branch is one ``target = <call>`` line (the test None for ``else``); None otherwise."""
+    if not isinstance(stmt, cst.If):
+        return None
+    out: list = []
+    node = stmt
+    while node is not None:
+        body = node.body.body
+        if len(body) != 1:
+            return None
+        found = reader_statement_call(body[0])
+        if found is None:
+            return None
+        out.append((node.test if isinstance(node, cst.If) else None, found[0], found[1]))
+        node = node.orelse if isinstance(node, cst.If) else None
+    return out
+
+
+def reader_target(stmt) -> cst.BaseAssignTargetExpression:
+    """The target a reader's statement binds (of its first branch, where an ``if`` chooses it)."""
+    if isinstance(stmt, cst.If):
+        stmt = stmt.body.body[0]
+    return stmt.body[0].targets[0].target
+
+
+def _find_reader(info: PipelineInfo, body: list, call: cst.Call, op: OpInfo, ops: dict) -> None:
+    """Note the reader ``call`` in ``info.readers``, or a blocker saying why it cannot be.
+    ``ops``: id of each operator call of the pipeline -> its OpInfo."""
     outputs = reader_outputs(call, op)
+    branches = None
     for i, stmt in enumerate(body):
         found = reader_statement_call(stmt)
         if found is not None and found[0] is call:
+            break
+        branches = reader_branches(stmt)
+        if branches is not None and any(c is call for _, c, _ in branches):
+            if branches[0][1] is not call:
+                return  # noted with the first branch's call
+            found = branches[0][1:]
+            why = _branch_blocker(info, body, i, branches, ops)
+            if why:
+                info.blockers.append(why)
+                return
             break
     else:
         info.blockers.append(
@@ -615,7 +664,7 @@ def _find_reader(info: PipelineInfo, body: list, call: cst.Call, op: OpInfo) -> 
         )
         return
     to_gpu = found[1]
-    target = body[i].body[0].targets[0].target
+    target = reader_target(body[i])
     if to_gpu and not (outputs == 1 and isinstance(target, cst.Name)):
         # `.gpu()` of a reader's list of outputs fails in the pipeline; of its one output, it is the
         # batch's .gpu() every iteration
@@ -624,7 +673,8 @@ def _find_reader(info: PipelineInfo, body: list, call: cst.Call, op: OpInfo) -> 
             f"(`a, b = fn.{op.fn_name}(...)`) and move them with `a.gpu()`, or convert by hand"
         )
         return
-    info.readers.append(Reader(index=i, call=call, op=op, outputs=outputs, to_gpu=to_gpu))
+    info.readers.append(Reader(index=i, call=call, op=op, outputs=outputs, to_gpu=to_gpu,
+                               branches=[(test, c) for test, c, _ in branches] if branches else None))
     if isinstance(target, cst.Name) and outputs is None and op.reader_class != "TFRecord":
         # A pipeline gives one DataNode or a list, depending on the arguments; next_epoch always
         # yields a tuple (TFRecord: a dict), so a single name cannot be translated blindly.
@@ -640,6 +690,41 @@ def _find_reader(info: PipelineInfo, body: list, call: cst.Call, op: OpInfo) -> 
         gpu_video = literal == "gpu" and op.schema in video_outputs.SCHEMAS and "gpu" in op.devices
         if literal != "cpu" and not gpu_video:
             info.blockers.append(f"fn.{op.fn_name} with device= other than \"cpu\": convert by hand")
+
+
+def _branch_blocker(info: PipelineInfo, body: list, index: int, branches: list, ops: dict) -> Optional[str]:
+    """Why a reader chosen by the ``if`` at ``body[index]`` cannot be made once before the loop,
+    or None. Its tests run once, where the pipeline ran them (when it was made), so they must not
+    read what the graph computes; its branches must give the same outputs the same way."""
+    first_test, first, first_gpu = branches[0]
+    op = ops[id(first)]
+    what = f"fn.{op.fn_name} chosen by `if {code(first_test)}:`"
+    if branches[-1][0] is not None:
+        return f"{what} has no `else`: without one the reader's outputs may be unbound; convert by hand"
+    node, stmts = body[index], []
+    while node is not None:
+        stmts.append(node.body.body[0])
+        node = node.orelse if isinstance(node, cst.If) else None
+    target = stmts[0].body[0].targets[0].target
+    for (test, call, to_gpu), stmt in zip(branches, stmts):
+        other = ops.get(id(call))
+        if other is None or not other.is_reader or other.schema != op.schema:
+            return f"{what}: every branch must make the same reader (fn.{op.fn_name}); convert by hand"
+        if not stmt.body[0].targets[0].target.deep_equals(target) or to_gpu != first_gpu:
+            return f"{what}: every branch must assign the reader's outputs to the same names the same way; convert by hand"
+        for key in ("device", "name"):
+            a, b = kwarg(call, key), kwarg(first, key)
+            if (a is None) != (b is None) or (a is not None and not a.value.deep_equals(b.value)):
+                return f"{what}: the branches give the reader different {key}= values; convert by hand"
+    graph: set = set()
+    call_ids = set(ops)
+    for stmt in body[:index]:
+        if _contains_call(stmt, call_ids):
+            graph |= _assigned_names(stmt)
+    for test, _, _ in branches:
+        if test is not None and (names_in(test) & graph or _contains_call(test, call_ids)):
+            return f"{what}: the test reads what the pipeline's operators computed; convert by hand"
+    return None
 
 
 def _device(call: cst.Call) -> Optional[str]:
@@ -754,7 +839,7 @@ def _classify_return(info: PipelineInfo, catalog: Catalog, names: DaliNames) -> 
             if not unknown_op:  # an operator the catalog lacks has its own blocker, which says why
                 info.blockers.append(f"cannot tell whether `{value.value}` is one output or several: convert by hand")
             return
-        if kind == "tuple" and any(binding is r.call for r in info.readers) and not _synthetic(info.decorator):
+        if kind == "tuple" and any(binding is c for r in info.readers for c in r.calls) and not _synthetic(info.decorator):
             # A reader's outputs are a list; @pipeline_def takes a returned list as one output and
             # refuses it at build (nested DataNode), where a Pipeline's define_graph took its items.
             info.blockers.append(

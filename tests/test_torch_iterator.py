@@ -465,11 +465,11 @@ def epochs(root, n):
 '''
 
 
-def _converts_to_the_same_epochs(source, tag, tmp_path, fixture_data):
+def _converts_to_the_same_epochs(source, tag, tmp_path, fixture_data, meta="reader_meta=ndd.readers.File("):
     """``source`` converts without markers to an iterator class, and its epochs(root, 2) match."""
     result = convert_source(source)
     assert not result.markers, result.output
-    assert "DaliTorchIterator(" in result.output and "reader_meta=ndd.readers.File(" in result.output
+    assert "DaliTorchIterator(" in result.output and meta in result.output
     original = _load(tmp_path, f"original_{tag}", to_cpu(source))
     converted = _load(tmp_path, f"converted_{tag}", to_cpu(result.output))
     root = str(fixture_data / "images")
@@ -653,3 +653,45 @@ def test_factory_asking_the_environment_for_its_shard(tmp_path, fixture_data):
         "name=name, pad_last_batch=True", "name=name, shard_id=rank, num_shards=world_size, pad_last_batch=True")
     assert 'shard_id=int(os.environ.get("RANK", "0"))' in convert_source(source).output
     _converts_to_the_same_epochs(source, "factory_environment", tmp_path, fixture_data)
+
+
+# skadms5355/NIPQ_CiM's loaders: a file list, when given, picks the reader's arguments (here also
+# whether it pads); the iterator's epoch comes from the reader the same `if` picks
+CHOSEN_READER_SOURCE = '''\
+import os
+
+from nvidia.dali import fn, pipeline_def
+from nvidia.dali.plugin.pytorch import DALIClassificationIterator, LastBatchPolicy
+
+
+@pipeline_def(batch_size=3, num_threads={threads}, device_id=0, seed=9)
+def pipe_fn(data_dir, file_list=None, shard_id=0, num_shards=2):
+    if file_list is not None:
+        jpegs, labels = fn.readers.file(file_root=data_dir, file_list=file_list, shard_id=shard_id,
+                                        num_shards=num_shards, pad_last_batch=True, name="Reader")
+    else:
+        jpegs, labels = fn.readers.file(file_root=data_dir, shard_id=shard_id, num_shards=num_shards, name="Reader")
+    images = fn.resize(fn.decoders.image(jpegs, device="mixed"), resize_x=8, resize_y=8)
+    return images, labels.gpu()
+
+
+def epochs(root, n):
+    file_list = {file_list}
+    data_dir = root if file_list is None else os.path.dirname(root)
+    pipe = pipe_fn(data_dir, file_list=file_list)
+    pipe.build()
+    it = DALIClassificationIterator(pipe, reader_name="Reader", last_batch_policy=LastBatchPolicy.{policy})
+''' + EPOCHS_OF_IT
+
+
+@pytest.mark.parametrize("file_list, policy", [
+    ("None", "PARTIAL"),
+    ('os.path.join(os.path.dirname(root), "images_list.txt")', "PARTIAL"),
+    ('os.path.join(os.path.dirname(root), "images_list.txt")', "FILL"),
+])
+def test_reader_chosen_by_if_gives_the_iterator_its_epoch(file_list, policy, tmp_path, fixture_data):
+    source = CHOSEN_READER_SOURCE.format(threads=ndd.get_num_threads(), file_list=file_list, policy=policy)
+    out = convert_source(source).output
+    assert "reader_meta=(ndd.readers.File(" in out and " if file_list is not None else ndd.readers.File(" in out, out
+    _converts_to_the_same_epochs(source, f"chosen_{policy}_{len(file_list)}", tmp_path, fixture_data,
+                                 meta="reader_meta=(ndd.readers.File(")

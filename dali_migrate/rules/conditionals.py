@@ -334,7 +334,9 @@ class _Analysis:
         self.env_top = env
         stmts = info.statements
         live_end = cst_walk.variables(info.returned) if info.returned is not None else set()
-        one_batch = {r.index: r.outputs == 1 or not isinstance(stmts[r.index].body[0].targets[0].target, cst.Name)
+        from dali_migrate.pipeline_analysis import reader_target
+
+        one_batch = {r.index: r.outputs == 1 or not isinstance(reader_target(stmts[r.index]), cst.Name)
                      for r in info.readers}
         for i, stmt in enumerate(stmts):
             if i in one_batch:

@@ -18,6 +18,7 @@ something the code may assign after the pipeline function is defined (:func:`def
 
 from __future__ import annotations
 
+import ast
 import functools
 from typing import Optional
 
@@ -197,12 +198,20 @@ def _changed_before_read(parents, call, value, names: set, made_at, any_global: 
     return None
 
 
-def reader_changed(site, call, reader: cst.Call, use: str) -> Optional[str]:
+def _read_by(reader: cst.BaseExpression) -> list:
+    """The expressions a reader written again evaluates: its call's arguments, or, for a reader
+    chosen by ``if`` (``a if test else b``), the tests and each branch's arguments."""
+    if isinstance(reader, cst.IfExp):
+        return [reader.test, *_read_by(reader.body), *_read_by(reader.orelse)]
+    return [a.value for a in reader.args]
+
+
+def reader_changed(site, call, reader: cst.BaseExpression, use: str) -> Optional[str]:
     """Why the reader written again at ``call`` (``reader``, the pipeline's with its parameters
     replaced) may read other values than the pipeline's did, or None; ``use`` names ``call``."""
     skip = cst_walk.variables(site.comp.for_in.target) if site.comp is not None else set()
-    for arg in reader.args:
-        name = changed_before_read(site, call, arg.value, skip)
+    for value in _read_by(reader):
+        name = changed_before_read(site, call, value, skip)
         if name is not None:
             break
     else:
@@ -525,7 +534,11 @@ def reader_expression(site, reader=None) -> cst.BaseExpression:
     params = info.func.params
     param_names = {p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]}
     reader_index = reader.index if reader is not None else None
-    reader = without_kwargs(converted, {"seed"} | _meta_free_kwargs(converted))
+    chosen = reader if reader is not None else info.readers[0]
+    # A reader chosen by `if`/`else` is made again the same way: its tests, then each branch's call.
+    branches = chosen.converted_branches or [(None, converted)]
+    branches = [(test, without_kwargs(call, {"seed"} | _meta_free_kwargs(call))) for test, call in branches]
+    reader = _Branches(branches)
     used = names_in(cst.Module(body=[cst.SimpleStatementLine([cst.Expr(cst.Tuple([cst.Element(a.value) for a in reader.args]))])]))
     # (`device_id = Pipeline.current().device_id` holds the setting, given below as the call's)
     local = used & info.setup_names - param_names - pipeline_current.self_read_names(info)
@@ -552,8 +565,7 @@ def reader_expression(site, reader=None) -> cst.BaseExpression:
                     from dali_migrate.call_sites import map_variables as replaced
 
                     shared = True
-                    reader = reader.with_changes(args=[
-                        a.with_changes(value=replaced(a.value, values.get)) for a in reader.args])
+                    reader = reader.mapped(lambda v: replaced(v, values.get))
         if not shared:
             raise CannotConvert(f"the reader's arguments use {', '.join(sorted(local))}, computed inside the pipeline{reason}")
     settings = {"seed", "batch_size", "num_threads", "device_id"}
@@ -563,8 +575,7 @@ def reader_expression(site, reader=None) -> cst.BaseExpression:
         # a nested pipeline function's defaults are evaluated where it is defined: defined_once refuses them
         defaults = {name for name, (_, default) in sources.items() if default}
         substitute = _Substitute(values, param_names | settings, site, defaults)
-        new_args = [a.with_changes(value=a.value.visit(substitute)) for a in reader.args]
-        return reader.with_changes(args=new_args)
+        return reader.mapped(lambda v: v.visit(substitute)).expression()
     # Made by functions of the file: each name the reader reads is followed out to the caller.
     from dali_migrate.call_sites import map_variables
 
@@ -587,7 +598,66 @@ def reader_expression(site, reader=None) -> cst.BaseExpression:
         # read where the pipeline function is defined: the factory (a `with pipe:` graph), or globals
         return _in_caller(site, found, cst.Name(name), at_module)
 
-    return reader.with_changes(args=[a.with_changes(value=map_variables(a.value, value_of)) for a in reader.args])
+    return reader.mapped(lambda v: map_variables(v, value_of)).expression()
+
+
+_CONSTANT_NODES = (ast.Expression, ast.Constant, ast.Compare, ast.BoolOp, ast.UnaryOp, ast.cmpop, ast.boolop, ast.Not)
+
+
+def _constant_truth(test: cst.BaseExpression) -> Optional[bool]:
+    """The truth of a test made of constants alone (``None is not None``, ``3 > 1``), else None."""
+    try:
+        tree = ast.parse(code(test).strip(), mode="eval")
+    except SyntaxError:
+        return None
+    if not all(isinstance(n, _CONSTANT_NODES) for n in ast.walk(tree)):
+        return None
+    try:
+        return bool(eval(compile(tree, "<test>", "eval"), {"__builtins__": {}}))  # noqa: S307 - constants only
+    except Exception:  # noqa: BLE001 - `1 < "a"` and the like: leave the test to run
+        return None
+
+
+class _Branches:
+    """A reader's call, or the calls of the branches of the ``if`` that chose it with their tests,
+    as one thing whose expressions (``args``: the calls' arguments and the tests) are rewritten
+    together, then written as one expression (``a if test else b``)."""
+
+    def __init__(self, branches):
+        self.branches = branches  # [(test or None, call)]
+
+    @property
+    def args(self) -> list:
+        found = []
+        for test, call in self.branches:
+            if test is not None:
+                found.append(cst.Arg(test))
+            found.extend(call.args)
+        return found
+
+    def mapped(self, change) -> "_Branches":
+        return _Branches([
+            (None if test is None else change(test),
+             call.with_changes(args=[a.with_changes(value=change(a.value)) for a in call.args]))
+            for test, call in self.branches])
+
+    def expression(self) -> cst.BaseExpression:
+        # A test that the call's values decide (`None is not None` where the call passes nothing)
+        # chooses its branch here, as the pipeline's `if` did when it was made.
+        branches = []
+        for test, call in self.branches:
+            known = None if test is None else _constant_truth(test)
+            if known is False:
+                continue
+            branches.append((None if known else test, call))
+            if known or test is None:
+                break
+        *chosen, (_, last) = branches
+        out = last
+        for test, call in reversed(chosen):
+            out = cst.IfExp(test=test, body=call, orelse=out)
+        # (parenthesized: `.get_metadata()` follows it)
+        return out.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]) if chosen else out
 
 
 def _epoch_size(reader: cst.BaseExpression) -> cst.BaseExpression:

@@ -38,7 +38,7 @@ import libcst.matchers as m
 
 from dali_migrate import cst_walk, legacy, templates
 from dali_migrate.cst_util import code, fresh_name
-from dali_migrate.pipeline_analysis import SETTINGS, PipelineInfo, _binding_of, _param_names
+from dali_migrate.pipeline_analysis import SETTINGS, PipelineInfo, _binding_of, _param_names, reader_statement_call, reader_target
 from dali_migrate.rules.base import PipelineRule
 
 RULE = PipelineRule(
@@ -120,6 +120,11 @@ def build(info: PipelineInfo, ctx, statements: list, returned: cst.BaseExpressio
         head.append(info.docstring)
     # the pipeline's own code that runs once, with the reader's arguments: see _made_eagerly
     made_with: list = [*ctx.hoisted, *(a.value for call in reader_calls if call is not None for a in call.args)]
+    for reader in info.readers:
+        for test, call in reader.converted_branches or ():
+            made_with.extend(a.value for a in call.args)
+            if test is not None:
+                made_with.append(test)
     for name, value in info.computed_settings.items():
         if name == "seed":
             value = _seed_default(value)
@@ -172,8 +177,7 @@ def build(info: PipelineInfo, ctx, statements: list, returned: cst.BaseExpressio
         elif i in readers:
             reader, reader_call = readers[i]
             reader_name = fresh_name("reader", taken)
-            assign = stmt.body[0]
-            target = assign.targets[0].target
+            target = reader_target(stmt)
             if isinstance(target, cst.Name) and reader.outputs == 1:
                 # next_epoch() yields a tuple of outputs even for a reader with one output.
                 if reader.to_gpu:
@@ -181,15 +185,23 @@ def build(info: PipelineInfo, ctx, statements: list, returned: cst.BaseExpressio
                         [cst.AssignTarget(target)], cst.Call(cst.Attribute(target, cst.Name("gpu"))))]))
                 target = cst.Tuple([cst.Element(target, comma=cst.Comma())])
             reader_names.append((reader_name, target))
-            made = stmt.with_changes(body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(reader_name))], value=reader_call)])
-            if needs_context(reader.call):
-                # A GPU reader takes the current device when it is made: the pipeline's, inside its context.
-                made = cst.With(
-                    items=[cst.WithItem(cst.Name(ctx_name))],
-                    body=cst.IndentedBlock(body=[made.with_changes(leading_lines=[])]),
-                    leading_lines=made.leading_lines,
-                )
-            head.append(made)
+
+            def made(line, call):
+                made = line.with_changes(body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(reader_name))], value=call)])
+                if needs_context(reader.call):
+                    # A GPU reader takes the current device when it is made: the pipeline's, inside its context.
+                    made = cst.With(
+                        items=[cst.WithItem(cst.Name(ctx_name))],
+                        body=cst.IndentedBlock(body=[made.with_changes(leading_lines=[])]),
+                        leading_lines=made.leading_lines,
+                    )
+                return made
+
+            if reader.branches:
+                # the `if` that chose the reader runs once, as it ran when the pipeline was made
+                head.append(_each_branch(stmt, made))
+            else:
+                head.append(made(stmt, reader_call))
         elif i in info.setup:
             head.append(stmt)
             made_with.append(stmt)
@@ -262,6 +274,18 @@ _PURE_BUILTINS = frozenset({
     "len", "list", "max", "min", "range", "reversed", "round", "set", "sorted", "str", "sum", "tuple", "zip",
 })
 _ACTS = (cst.Raise, cst.Assert, cst.Del, cst.Global, cst.Nonlocal, cst.Await, cst.Yield)
+
+
+def _each_branch(node, made):
+    """The ``if`` that chose a reader, each branch's ``target = <reader call>`` line made into
+    ``made(line, call)``."""
+    line = node.body.body[0]
+    call = reader_statement_call(line)[0]
+    orelse = node.orelse
+    if orelse is not None:
+        orelse = _each_branch(orelse, made) if isinstance(orelse, cst.If) else orelse.with_changes(
+            body=orelse.body.with_changes(body=[made(orelse.body.body[0], reader_statement_call(orelse.body.body[0])[0])]))
+    return node.with_changes(body=node.body.with_changes(body=[made(line, call)]), orelse=orelse)
 
 
 def _may_act(node, nd: str) -> bool:

@@ -610,8 +610,11 @@ def _parenthesized(expr: cst.BaseExpression) -> cst.BaseExpression:
     return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
 
-def _one_line(call: cst.Call) -> cst.Call:
-    """The reader call on one line: it now sits inside another call's arguments."""
+def _one_line(call: cst.BaseExpression) -> cst.BaseExpression:
+    """The reader call on one line: it now sits inside another call's arguments. (A reader
+    chosen by ``if``: ``(a if test else b)``, each branch's call on one line.)"""
+    if isinstance(call, cst.IfExp):
+        return call.with_changes(body=_one_line(call.body), orelse=_one_line(call.orelse))
     args = list(call.args)
     space = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
     args = [a.with_changes(comma=space, whitespace_after_arg=cst.SimpleWhitespace("")) for a in args[:-1]] + [
