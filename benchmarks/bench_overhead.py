@@ -6,6 +6,14 @@ For batch 1 (a Tensor) and batch 32 (a Batch): microseconds per call for ours, n
 (`.evaluate()` after each call) and native ndd in `EvalMode.sync_cpu`; ratios ours / native.
 Repetitions of the three are interleaved (a noisy neighbour hits all alike); medians reported.
 
+Each call's time is DALI's operator run plus what the ndd layer around it costs. The run alone
+is timed in the same interleaving (`dali_alone`: the backend operator instance and thread pool
+that our call uses, fed the same input; `dali_alone_default`: a new instance of the operator on
+the context's own pool of the default thread count, as native ndd's default context runs it).
+`overhead_ratio_*` is (ours - dali_alone) / (native - dali_alone_default): the layer's own cost,
+which is what the ndd layer can change. On the GPU at batch 32, DALI's flip launches a kernel per
+sample, and those launches are most of every variant's time.
+
 `--alone`: each variant in a process of its own, timed with nothing else running. Interleaved, the
 other variants' DALI worker threads keep the CPUs awake between our calls; alone, each call also
 pays for waking an idle core (on the 2-core VM: ours 113-130 us at batch 1 alone against ~20 us
@@ -61,17 +69,61 @@ def measure(device="cpu", batch_sizes=(1, 32), iters=300, reps=9):
         else:
             assert np.array_equal(np.asarray(ours.as_tensor(a.cpu())),
                                   np.asarray(native.as_tensor(b.cpu())))
+        alone, alone_default = _dali_alone(ours, xo)
         med, samples = _common.interleaved(
-            {"ours": run_ours, "native_eager": run_native, "native_sync": run_native_sync},
+            {"ours": run_ours, "native_eager": run_native, "native_sync": run_native_sync,
+             "dali_alone": alone, "dali_alone_default": alone_default},
             reps=reps, iters=iters)
+        floor, floor_default = med["dali_alone"], med["dali_alone_default"]
         out[f"batch {bs}"] = {
             "ours_us": med["ours"], "native_eager_us": med["native_eager"],
             "native_sync_us": med["native_sync"],
             "ratio_eager": med["ours"] / med["native_eager"],
             "ratio_sync": med["ours"] / med["native_sync"],
+            "dali_alone_us": floor, "dali_alone_default_us": floor_default,
+            "overhead_ratio_eager": _overhead_ratio(med["ours"] - floor, med["native_eager"] - floor_default),
+            "overhead_ratio_sync": _overhead_ratio(med["ours"] - floor, med["native_sync"] - floor_default),
             "samples_us": samples,
         }
     return out
+
+
+def _overhead_ratio(ours, native):
+    # a layer cheaper than the scatter of the run it wraps can come out below zero: report 0 then
+    return max(ours, 0.0) / native if native > 0 else float("nan")
+
+
+def _dali_alone(ours, x):
+    """Two callables running only DALI's flip operator on ``x``'s data, no ndd layer around it:
+    (the backend operator instance, thread pool and stream that ``ours.flip(x)`` just used; a new
+    instance of the same operator on the context's pool of the default thread count, as native
+    ndd's default context runs it). Reaches into the runtime's operator cache: a benchmark's view."""
+    from dali_migrate.runtime import _backend as be
+    from dali_migrate.runtime import _ops
+    from dali_migrate.runtime._batch import Batch
+
+    ours.flip(x, horizontal=1)
+    key, op = next(reversed(_ops._caches.ops.items()))
+    schema, backend, dev_id, threads, max_bs = key[:5]
+    assert schema == "Flip", key
+    tl = x._tl if isinstance(x, Batch) else x._broadcast_tl(1)
+    n = len(tl)
+    ctx, ctx_threads, ctx_pool = _ops._context()
+    small = _ops._small_pool() if threads == 1 and ctx_threads != 1 else None
+    pool = small if small is not None else ctx_pool
+    stream = ctx.cuda_stream
+    meta = [("cpu" if type(tl) is be.TensorListCPU else "gpu", tl.ndim(), tl.dtype, tl.layout())]
+    default_op = be.Operator(schema, backend, {"horizontal": 1}, meta, {}, max_bs, ctx_threads, dev_id)
+
+    def alone():
+        if small is not None and small.pin is not None:
+            small.pin.follow()
+        op.run(pool, [tl], {}, n, stream)
+
+    def alone_default():
+        default_op.run(ctx_pool, [tl], {}, n, stream)
+
+    return alone, alone_default
 
 
 def _alone_one(kind, device, bs, iters, reps):
@@ -142,10 +194,14 @@ def main(argv=None):
         res = measure_alone(args.device, iters=args.iters, reps=args.reps)
     else:
         res = measure(args.device, iters=args.iters, reps=args.reps)
-    print(f"{'case':<10}{'ours us':>10}{'eager us':>10}{'sync us':>10}{'/eager':>8}{'/sync':>8}")
+    print(f"{'case':<10}{'ours us':>10}{'eager us':>10}{'sync us':>10}{'/eager':>8}{'/sync':>8}"
+          f"{'DALI alone us':>15}{'layer /eager':>14}{'layer /sync':>13}")
     for k, r in res.items():
         print(f"{k:<10}{r['ours_us']:>10.1f}{r['native_eager_us']:>10.1f}"
-              f"{r['native_sync_us']:>10.1f}{r['ratio_eager']:>8.2f}{r['ratio_sync']:>8.2f}")
+              f"{r['native_sync_us']:>10.1f}{r['ratio_eager']:>8.2f}{r['ratio_sync']:>8.2f}"
+              + (f"{r['dali_alone_us']:>8.1f} /{r['dali_alone_default_us']:>5.1f}"
+                 f"{r['overhead_ratio_eager']:>14.2f}{r['overhead_ratio_sync']:>13.2f}"
+                 if "dali_alone_us" in r else ""))
 
 
 if __name__ == "__main__":

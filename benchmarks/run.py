@@ -5,7 +5,9 @@
 
 CPU suite (any machine):
   overhead  per-call cost of `flip` on an 8x8x3 uint8 tensor, batch 1 and 32: our runtime vs
-            native ndd eager and native ndd sync_cpu (interleaved repetitions, medians)
+            native ndd eager and native ndd sync_cpu (interleaved repetitions, medians); in
+            the same interleaving DALI's operator run alone, so that the ndd layer's own cost
+            (the call minus that run) is compared too ("layer ratio")
   loop      training-loop throughput (file reader, CPU decode, random_resized_crop,
             crop_mirror_normalize + random mirror, batch 32) over a synthetic JPEG set made in a
             temp dir: pipeline mode vs the codemod's conversion of it on our runtime and on
@@ -47,17 +49,23 @@ def _print_table(title, rows, headers):
     sys.stdout.flush()
 
 
+def _overhead_rows(r):
+    """(rows, headers) of bench_overhead.measure's result: the per-call times and their ratios,
+    then DALI's operator run alone (as ours runs it / as native's default context runs it) and
+    the ratios of what the ndd layer adds to it (ours / native)."""
+    rows = [[case, f"{v['ours_us']:.1f}", f"{v['native_eager_us']:.1f}", f"{v['ratio_eager']:.2f}",
+             f"{v['native_sync_us']:.1f}", f"{v['ratio_sync']:.2f}",
+             f"{v['dali_alone_us']:.1f} / {v['dali_alone_default_us']:.1f}",
+             f"{v['overhead_ratio_eager']:.2f}", f"{v['overhead_ratio_sync']:.2f}"] for case, v in r.items()]
+    return rows, ["case", "ours", "native eager", "ratio", "native sync_cpu", "ratio",
+                  "DALI run alone (ours / default)", "layer ratio eager", "layer ratio sync"]
+
+
 def cpu_overhead(quick):
     from benchmarks import bench_overhead
 
     r = bench_overhead.measure("cpu", iters=150 if quick else 300, reps=5 if quick else 11)
-    rows = []
-    for case, v in r.items():
-        rows.append([case, f"{v['ours_us']:.1f}", f"{v['native_eager_us']:.1f}",
-                     f"{v['ratio_eager']:.2f}", f"{v['native_sync_us']:.1f}",
-                     f"{v['ratio_sync']:.2f}"])
-    _print_table("Per-call overhead, CPU flip 8x8x3 uint8 (us per call, median)", rows,
-                 ["case", "ours", "native eager", "ratio", "native sync_cpu", "ratio"])
+    _print_table("Per-call overhead, CPU flip 8x8x3 uint8 (us per call, median)", *_overhead_rows(r))
     for v in r.values():
         v.pop("samples_us", None)
     # Interleaved, the other variants' worker threads keep the cores awake between our calls; each
@@ -173,11 +181,7 @@ def gpu_overhead(quick):
     from benchmarks import bench_overhead
 
     r = bench_overhead.measure("gpu", iters=100 if quick else 200, reps=5 if quick else 9)
-    rows = [[case, f"{v['ours_us']:.1f}", f"{v['native_eager_us']:.1f}",
-             f"{v['ratio_eager']:.2f}", f"{v['native_sync_us']:.1f}", f"{v['ratio_sync']:.2f}"]
-            for case, v in r.items()]
-    _print_table("Per-call overhead, GPU flip 8x8x3 uint8 (us per call, median)", rows,
-                 ["case", "ours", "native eager", "ratio", "native sync_cpu", "ratio"])
+    _print_table("Per-call overhead, GPU flip 8x8x3 uint8 (us per call, median)", *_overhead_rows(r))
     for v in r.values():
         v.pop("samples_us", None)
     return r
