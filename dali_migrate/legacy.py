@@ -176,6 +176,45 @@ def _mentions_set_outputs(stmt, var: str) -> bool:
     return any(_is_set_outputs(n, var) for n in cst_walk.walk(stmt))
 
 
+def _outputs_chosen(inner: list, var: str, names, used: set) -> Optional[tuple]:
+    """(the ``if`` ending a ``with pipe:`` block, each branch's ``pipe.set_outputs(...)`` made
+    ``<held> = <outputs>``; the name ``held``), where that ``if`` has an ``else``, every branch
+    ends with ``pipe.set_outputs(...)`` and nothing else of the block names it, and its tests read
+    nothing the graph computed (the ``if`` then ran once, when the graph was defined, and the
+    pipeline's outputs are the taken branch's; the converted loop takes the same branch every
+    iteration). None otherwise."""
+    last = inner[-1]
+    if not isinstance(last, cst.If) or any(_mentions_set_outputs(st, var) for st in inner[:-1]):
+        return None
+    chain = _if_chain(last)
+    if chain[-1][0] is not None:
+        return None
+    for _, body in chain:
+        if not body or _set_outputs(body[-1], var) is None or any(_mentions_set_outputs(st, var) for st in body[:-1]):
+            return None
+    graph: set = set()
+    for st in inner[:-1]:
+        if _uses_dali(st, names, graph):
+            graph |= _bindings(st)
+    for test, _ in chain:
+        if test is not None and (read_names(test) & graph or any(names.fn_op(c.func) is not None for c in _calls(test))):
+            return None
+    held = fresh_name(f"{var}_outputs", used)
+
+    def branch(block):
+        *rest, final = block.body.body
+        value = _return(_set_outputs(final, var)).body[0].value
+        line = final.with_changes(body=[cst.Assign([cst.AssignTarget(cst.Name(held))], value)])
+        return block.with_changes(body=block.body.with_changes(body=[*rest, line]))
+
+    def rewrite(node):
+        orelse = node.orelse
+        orelse = rewrite(orelse) if isinstance(orelse, cst.If) else branch(orelse)
+        return branch(node).with_changes(orelse=orelse)
+
+    return rewrite(last), held
+
+
 def with_pipeline_reason(call: cst.Call, parents) -> Optional[str]:
     """Why ``call`` (a ``Pipeline(...)``) is not converted as a ``with pipe:`` graph
     (:func:`rewrite_with_blocks` takes ``pipe = Pipeline(...)``, a ``with pipe:`` block later in the
@@ -202,6 +241,10 @@ def with_pipeline_reason(call: cst.Call, parents) -> Optional[str]:
         for n in cst_walk.walk(s):
             if type(n) is cst.Call and _is_set_outputs(n.func, var) and any(a.star or a.keyword for a in n.args):
                 return f"`{one_line(n)}`: which outputs it gets cannot be seen (starred or keyword arguments): convert by hand"
+    if inner and isinstance(inner[-1], cst.If) and not any(_mentions_set_outputs(s, var) for s in inner[:-1]):
+        return (f"{var}.set_outputs(...) is chosen by the `if` that ends the `with {var}:` block; dali-migrate converts "
+                f"that only with an `else`, every branch ending with {var}.set_outputs(...), and tests that read no "
+                f"DALI data: convert by hand")
     if any(_mentions_set_outputs(s, var) for s in inner):
         return f"{var}.set_outputs(...) is not the last statement of the `with {var}:` block: convert by hand"
     return f"the `with {var}:` block neither ends with {var}.set_outputs(...) nor is followed by it: convert by hand"
@@ -495,6 +538,13 @@ def rewrite_with_blocks(body: list, names, taken: set, found: list, skip: set) -
         with_stmt = out[j]
         inner = list(with_stmt.body.body) if isinstance(with_stmt.body, cst.IndentedBlock) else []
         outputs = _set_outputs(inner[-1], var) if inner else None
+        chosen = _outputs_chosen(inner, var, names, taken | set().union(*(names_in(st) for st in out))) if inner and outputs is None else None
+        if chosen is not None:
+            # `if ...: ...; pipe.set_outputs(a, b) else: ...; pipe.set_outputs(c, d)`: the graph's
+            # outputs are what the branch taken when it was defined gave (see _outputs_chosen)
+            new_if, held = chosen
+            inner = [*inner[:-1], new_if, cst.SimpleStatementLine([cst.Pass()])]
+            outputs = [cst.Name(held)]
         if outputs is None and j + 1 < len(out) and _set_outputs(out[j + 1], var) is not None and not any(
                 _mentions_set_outputs(s, var) for s in inner):
             # `pipe.set_outputs(...)` right after the block: the graph's outputs all the same

@@ -820,10 +820,12 @@ def _classify_return(info: PipelineInfo, catalog: Catalog, names: DaliNames) -> 
         return
     if isinstance(value, cst.Name):
         binding = _binding_of(info, value.value)
-        if binding is None and info.conditionals:
+        if binding is None:
             from dali_migrate.rules.conditionals import returned_kind
 
-            kind = returned_kind(info, value.value, catalog, names)  # last bound in an `if`
+            # last bound in an `if` (on data, with conditionals; else on Python values, such as a
+            # `with pipe:` graph's `set_outputs` in each branch): every branch must agree
+            kind = returned_kind(info, value.value, catalog, names)
             if kind is not None:
                 info.returns_tuple = kind == "tuple"
                 return
