@@ -16,7 +16,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from dali_migrate import changed_in_place, cst_walk, iterator_subclasses
-from dali_migrate.cst_util import code, one_line_statement
+from dali_migrate.cst_util import code, one_line, one_line_statement
 from dali_migrate.parents import Parents
 from dali_migrate.pipeline_analysis import NOT_CONVERTED, PERF_ONLY, SETTINGS, PipelineInfo, CPU_ONLY_DEVICE_REASON, cpu_only_device
 from dali_migrate.rules import batch_device_check as device_check
@@ -556,8 +556,43 @@ def plan(module, parents: Parents, pipelines: dict, rules, ndd: str, numpy: Opti
     pipe_lists.check_class_lists(plans, parents)
     pipe_params.check_param_aliases(plans, parents)
     pipe_choices.check_choice_aliases(plans, pipelines, parents)
+    _check_iterator_classes(plans, parents)
     _share_blockers(plans)
     return plans
+
+
+def _check_iterator_classes(plans: dict, parents: Parents) -> None:
+    """A class of the file derived from a DALI iterator gets the emitted class as its base where
+    a call of it is converted: every call of it must then be converted, each to the same base, and
+    the pipelines they get are converted together or not at all (else a call left in pipeline mode
+    would make the class over a DALI pipeline, or the calls would want different bases)."""
+    groups: dict = {}  # id(class) -> (class, {plan name}, {base as written})
+    for name, p in plans.items():
+        for node_id, (rule, site) in p.rewrites.items():
+            if getattr(rule, "receiver", None) != "iterator" or not rule.id.endswith("-base"):
+                continue
+            node = _node_by_id(node_id, parents)
+            cls = parents.of(node) if node is not None else None
+            if not isinstance(cls, cst.ClassDef):
+                continue
+            entry = groups.setdefault(id(cls), (cls, set(), set()))
+            entry[1].add(name)
+            entry[2].add(code(rule.rewrite(node, node, site)))
+    for cls, names, bases in groups.values():
+        rewritten = set().union(*(plans[n].rewrites for n in names))
+        calls = [parents.of(ref) for ref in parents.names(cls.name.value) if ref is not cls.name]
+        label = f"class {cls.name.value} (derived from the DALI iterator)"
+        reason = None
+        if len(bases) > 1:
+            reason = f"{label} is called over pipelines that need different converted iterators: convert it and its uses by hand"
+        elif any(id(call) not in rewritten for call in calls):
+            left = next(call for call in calls if id(call) not in rewritten)
+            reason = (f"{label} is also called where dali-migrate does not convert the call (`{one_line(left)}`): "
+                      f"its base would change under that call; convert it and its uses by hand")
+        for n in names:
+            if reason:
+                plans[n].blockers.append((cls, reason))
+            plans[n].together |= names - {n}
 
 
 def _check_handoffs(plans: dict, parents: Parents) -> None:

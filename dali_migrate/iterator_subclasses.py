@@ -58,8 +58,9 @@ def problem(cls: cst.ClassDef, call: cst.Call, parents) -> Optional[str]:
         if ref is cls.name:
             continue
         user = parents.of(ref)
-        if not (isinstance(user, cst.Call) and user.func is ref) or user is not call:
-            return f"{what} is used here other than in this one call (another call, a subclass, a check of its type): convert it and its uses by hand"
+        # (other calls: call_sites._check_iterator_classes converts them all, or none)
+        if not (isinstance(user, cst.Call) and user.func is ref):
+            return f"{what} is used here other than in calls of it (a subclass, a check of its type): convert it and its uses by hand"
     if any(_binds(n, parents) for n in parents.names(name) if n is not cls.name):
         return f"{what}: its name is also bound to something else: convert by hand"
     methods = {}

@@ -695,3 +695,81 @@ def test_reader_chosen_by_if_gives_the_iterator_its_epoch(file_list, policy, tmp
     assert "reader_meta=(ndd.readers.File(" in out and " if file_list is not None else ndd.readers.File(" in out, out
     _converts_to_the_same_epochs(source, f"chosen_{policy}_{len(file_list)}", tmp_path, fixture_data,
                                  meta="reader_meta=(ndd.readers.File(")
+
+
+# JaminFong's / Optimize4Training's loaders: one class derived from DALI's iterator serves the
+# training and the validation pipelines, each made by its own pipeline function (no random
+# operators: the converted code runs on native ndd here, which does not draw a pipeline's numbers)
+SUBCLASS_TWO_CALLS_SOURCE = '''\
+import torch
+from nvidia.dali import fn, pipeline_def
+from nvidia.dali.plugin.pytorch import DALIClassificationIterator, LastBatchPolicy
+
+
+class Loader(DALIClassificationIterator):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+
+    def __next__(self):
+        out = super().__next__()[0]
+        return out["data"], torch.squeeze(out["label"], -1)
+
+
+@pipeline_def(batch_size=4, num_threads={threads}, device_id=0)
+def train_pipe(root):
+    jpegs, labels = fn.readers.file(file_root=root, name="Reader")
+    images = fn.resize(fn.decoders.image(jpegs, device="mixed"), resize_x=8, resize_y=8)
+    return fn.flip(images, horizontal=1), labels.gpu()
+
+
+@pipeline_def(batch_size=3, num_threads={threads}, device_id=0)
+def val_pipe(root):
+    jpegs, labels = fn.readers.file(file_root=root, name="Reader")
+    return fn.resize(fn.decoders.image(jpegs, device="mixed"), resize_x=8, resize_y=8), labels.gpu()
+
+
+def epochs(root, n):
+    train = Loader(train_pipe(root), reader_name="Reader", last_batch_policy=LastBatchPolicy.DROP, auto_reset=True)
+    val = Loader(val_pipe(root), reader_name="Reader", last_batch_policy=LastBatchPolicy.PARTIAL, auto_reset=True)
+    seen = []
+    for _ in range(n):
+        for loader in (train, val):
+            for data in loader:
+                seen.append(tuple(data))
+            seen.append(("len", len(loader)))
+    return seen
+'''
+
+
+def test_iterator_subclass_called_for_two_pipelines_matches(tmp_path, fixture_data):
+    source = SUBCLASS_TWO_CALLS_SOURCE.format(threads=ndd.get_num_threads())
+    result = convert_source(source)
+    assert not result.markers, result.output
+    assert "class Loader(DaliTorchIterator):" in result.output
+    assert result.output.count("Loader(train_pipe(root), [\"data\", \"label\"]") == 1, result.output
+    original = _load(tmp_path, "original_two", to_cpu(source))
+    converted = _load(tmp_path, "converted_two", to_cpu(result.output))
+    root = str(fixture_data / "images")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = original.epochs(root, 2)
+    _same(want, converted.epochs(root, 2))
+
+
+def test_iterator_subclass_with_a_call_left_in_pipeline_mode_is_marked():
+    # the second call gets a pipeline from a parameter: it stays, so the class's base must stay too
+    source = SUBCLASS_TWO_CALLS_SOURCE.format(threads=2).replace(
+        "def epochs(root, n):\n",
+        "def other(pipe):\n    return Loader(pipe, reader_name=\"Reader\")\n\n\ndef epochs(root, n):\n")
+    result = convert_source(source)
+    assert "class Loader(DALIClassificationIterator):" in result.output
+    assert any("is also called where dali-migrate does not convert the call" in m.reason for m in result.markers), result.output
+
+
+def test_iterator_subclass_over_pipelines_needing_other_iterators_is_marked():
+    # a list of two pipelines needs the multi-pipeline class, the other call the single one
+    source = SUBCLASS_TWO_CALLS_SOURCE.format(threads=2).replace(
+        "Loader(val_pipe(root),", "Loader([val_pipe(root, device_id=0), val_pipe(root, device_id=1)],")
+    result = convert_source(source)
+    assert "class Loader(DALIClassificationIterator):" in result.output
+    assert result.markers, result.output

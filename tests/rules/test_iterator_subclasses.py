@@ -92,8 +92,8 @@ MARKED = {
     "class attribute": (GOOD.replace('"""Lightning wants a list."""', "size = 3"), None, "class-level statements"),
     "decorated method": (GOOD.replace("    def steps", "    @property\n    def steps"), None, "decorated"),
     "base constructor called again": (GOOD.replace("self.seen += 1", "super().__init__()"), None, "outside __init__"),
-    "two calls": (GOOD, 'Wrapper(pipe, reader_name="Reader"), Wrapper', "other than in this one call"),
-    "type check": (GOOD + "\nassert not isinstance(pipe, Wrapper)\n", None, "other than in this one call"),
+    "used as a value": (GOOD, 'Wrapper(pipe, reader_name="Reader"), Wrapper', "other than in calls of it"),
+    "type check": (GOOD + "\nassert not isinstance(pipe, Wrapper)\n", None, "other than in calls of it"),
 }
 
 
