@@ -180,9 +180,10 @@ def _outputs_chosen(inner: list, var: str, names, used: set) -> Optional[tuple]:
     """(the ``if`` ending a ``with pipe:`` block, each branch's ``pipe.set_outputs(...)`` made
     ``<held> = <outputs>``; the name ``held``), where that ``if`` has an ``else``, every branch
     ends with ``pipe.set_outputs(...)`` and nothing else of the block names it, and its tests read
-    nothing the graph computed (the ``if`` then ran once, when the graph was defined, and the
-    pipeline's outputs are the taken branch's; the converted loop takes the same branch every
-    iteration). None otherwise."""
+    nothing the graph computed and only names and constants (the ``if`` ran once, when the graph
+    was defined, and the pipeline's outputs are the taken branch's; the converted loop tests it
+    every iteration, and takes the same branch as long as those names are not bound again, which
+    the with-graph conversion checks). None otherwise."""
     last = inner[-1]
     if not isinstance(last, cst.If) or any(_mentions_set_outputs(st, var) for st in inner[:-1]):
         return None
@@ -197,8 +198,9 @@ def _outputs_chosen(inner: list, var: str, names, used: set) -> Optional[tuple]:
         if _uses_dali(st, names, graph):
             graph |= _bindings(st)
     for test, _ in chain:
-        if test is not None and (read_names(test) & graph or any(names.fn_op(c.func) is not None for c in _calls(test))):
-            return None
+        if test is not None and (read_names(test) & graph or any(names.fn_op(c.func) is not None for c in _calls(test))
+                                 or _build_time_test(test, names)):
+            return None  # (the converted loop tests it every iteration: it must give the graph's answer)
     held = fresh_name(f"{var}_outputs", used)
 
     def branch(block):
@@ -243,8 +245,9 @@ def with_pipeline_reason(call: cst.Call, parents) -> Optional[str]:
                 return f"`{one_line(n)}`: which outputs it gets cannot be seen (starred or keyword arguments): convert by hand"
     if inner and isinstance(inner[-1], cst.If) and not any(_mentions_set_outputs(s, var) for s in inner[:-1]):
         return (f"{var}.set_outputs(...) is chosen by the `if` that ends the `with {var}:` block; dali-migrate converts "
-                f"that only with an `else`, every branch ending with {var}.set_outputs(...), and tests that read no "
-                f"DALI data: convert by hand")
+                f"that only with an `else`, every branch ending with {var}.set_outputs(...), and tests that read names "
+                f"and constants only, no DALI data (an attribute such as `args.cuda` may change after the graph is "
+                f"defined, while the converted loop tests it every iteration): convert by hand")
     if any(_mentions_set_outputs(s, var) for s in inner):
         return f"{var}.set_outputs(...) is not the last statement of the `with {var}:` block: convert by hand"
     return f"the `with {var}:` block neither ends with {var}.set_outputs(...) nor is followed by it: convert by hand"

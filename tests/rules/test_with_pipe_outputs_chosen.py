@@ -86,3 +86,13 @@ def test_branches_giving_one_output_and_a_reader_s_outputs_are_marked():
         header="",
     )
     assert "one output or several" in _marker(out) and "set_outputs" in out
+
+
+def test_a_test_reading_an_attribute_is_marked():
+    # `args.cuda` may change after the graph is defined; the converted loop would test it again
+    out = convert(HEAD.replace("def make(root, cuda):", "def make(root, args):")
+                  + "        if args.cuda:\n"
+                  "            pipe.set_outputs(jpegs.gpu(), labels.gpu())\n"
+                  "        else:\n"
+                  "            pipe.set_outputs(jpegs, labels)\n" + TAIL, header="")
+    assert "an attribute such as `args.cuda`" in _marker(out)
