@@ -1324,7 +1324,10 @@ def _read_late(func: cst.FunctionDef, parents: Parents) -> list:
         if not reads:
             return []
         start = parents.span[id(func)][0]
-        declared = {n.name.value for node in parents.find(cst.Global) for n in node.names}
+        # (a function that declares a name global but never binds it, `global args` before
+        # `args.gpu = 0`, changes nothing the module binds)
+        declared = {n.name.value for node in parents.find(cst.Global) for n in node.names
+                    if _binds_declared(n.name.value, node, parents)}
         # A star import binds names nobody lists. One at the top of the module, before the def,
         # binds them once, before the pipeline can be made, like any import there; one after it,
         # or in a function or a loop, may bind any name the graph reads again.
@@ -1374,6 +1377,17 @@ def _ancestors(node, parents: Parents):
     while cur is not None:
         yield cur
         cur = parents.of(cur)
+
+
+def _binds_declared(name: str, declaration: cst.Global, parents: Parents) -> bool:
+    """Does the scope of ``declaration`` (``global name``) bind ``name`` (assign, delete, import,
+    define it)? A scope that only reads it, or sets its attributes, binds nothing."""
+    scope = parents.scope(declaration)
+    if scope is None:
+        return True  # (`global` at module level: nothing to tell apart, kept as declared)
+    if any(n == name and pos >= 0 for n, pos in _own_bindings(scope, parents)):
+        return True
+    return any(name in cst_walk.variables(d.target) for d in parents.find(cst.Del, within=scope))
 
 
 def _set_once_before(name: str, func: cst.FunctionDef, stmts: list, parents: Parents) -> bool:

@@ -292,3 +292,29 @@ def test_a_star_import_after_the_pipeline_function_or_in_a_loop_is_marked(where)
     """))
     assert any("from settings import *" in m.reason and "may bind any name its graph reads" in m.reason
                for m in r.markers), r.output
+
+
+def test_global_args_bound_once_at_module_level_and_only_changed_in_attributes_converts():
+    # (Hurricane-Nas and NVIDIA's ResNet-50 scripts: `args = parser.parse_args()` at module level
+    # after the pipeline classes, and main() declares `global args` only to set its attributes:
+    # nothing binds args again, so the generator reads the object the pipeline read)
+    tail = """
+        args = parse()
+
+
+        def main():
+            global args
+            args.shuffle = not args.shuffle
+            pipe = pipe_fn(batch_size=4)
+            pipe.build()
+            print(pipe.run())
+
+
+        if __name__ == "__main__":
+            main()
+    """
+    r = convert_source(ARGS_PIPE + textwrap.dedent(tail))
+    assert not [m.reason for m in r.markers], r.output
+    # the same function binding it after making the pipeline keeps the pipeline
+    r = convert_source(ARGS_PIPE + textwrap.dedent(tail.replace("pipe.build()\n", "pipe.build()\n            args = parse()\n")))
+    assert any("`args`" in m.reason and LATE in m.reason for m in r.markers), r.output
