@@ -48,16 +48,7 @@ def measure(device="cpu", batch_sizes=(1, 32), iters=300, reps=9):
             xn = native.batch([img] * bs, layout="HWC")
         if device == "gpu":
             xo, xn = xo.gpu(), xn.gpu()
-
-        def run_ours():
-            ours.flip(xo, horizontal=1).evaluate()
-
-        def run_native():
-            native.flip(xn, horizontal=1).evaluate()
-
-        def run_native_sync():
-            with native.EvalMode.sync_cpu:
-                native.flip(xn, horizontal=1).evaluate()
+        run_ours, run_native, run_native_sync = flip_calls(ours, native, xo, xn)
 
         def host(x):
             return np.asarray(ours.as_tensor(x.cpu()) if hasattr(x, "batch_size") else x.cpu())
@@ -86,6 +77,21 @@ def measure(device="cpu", batch_sizes=(1, 32), iters=300, reps=9):
             "samples_us": samples,
         }
     return out
+
+
+def flip_calls(ours, native, xo, xn):
+    """The three calls timed: (ours, native eager, native sync_cpu), each a flip evaluated."""
+    def run_ours():
+        ours.flip(xo, horizontal=1).evaluate()
+
+    def run_native():
+        native.flip(xn, horizontal=1).evaluate()
+
+    def run_native_sync():
+        with native.EvalMode.sync_cpu:
+            native.flip(xn, horizontal=1).evaluate()
+
+    return run_ours, run_native, run_native_sync
 
 
 def _overhead_ratio(ours, native):

@@ -54,6 +54,7 @@ def main():
     import torch
 
     import dali_migrate.runtime as ours
+    from benchmarks.bench_overhead import flip_calls
 
     sync = torch.cuda.synchronize  # the whole device: DALI's streams too
     img = np.random.default_rng(0).integers(0, 255, (8, 8, 3), dtype=np.uint8)
@@ -62,17 +63,7 @@ def main():
             xo, xn = ours.tensor(img, layout="HWC").gpu(), native.tensor(img, layout="HWC").gpu()
         else:
             xo, xn = ours.batch([img] * bs, layout="HWC").gpu(), native.batch([img] * bs, layout="HWC").gpu()
-
-        def run_ours():
-            ours.flip(xo, horizontal=1).evaluate()
-
-        def run_native():
-            native.flip(xn, horizontal=1).evaluate()
-
-        def run_native_sync():
-            with native.EvalMode.sync_cpu:
-                native.flip(xn, horizontal=1).evaluate()
-
+        run_ours, run_native, run_native_sync = flip_calls(ours, native, xo, xn)
         print(f"== batch {bs}")
         for name, f in (("ours", run_ours), ("native_eager", run_native), ("native_sync", run_native_sync)):
             wall, cpu = _tight(f, sync)

@@ -37,3 +37,10 @@ def run_both(tmp_path, src: str, out: str, function: str, *args):
     want = getattr(load_source(tmp_path, "original", src), function)(*args)
     got = getattr(load_source(tmp_path, "converted", out), function)(*args)
     return want, got
+
+
+def first_marker(out: str) -> str:
+    """The first `# dali-migrate:` line of a converted text (the test fails where there is none)."""
+    lines = [ln for ln in out.splitlines() if "dali-migrate:" in ln]
+    assert lines, out
+    return lines[0]

@@ -2,7 +2,7 @@
 by the same ``if`` (its tests ran once in pipeline mode too, when the pipeline was made). Where
 that would not keep the meaning, the pipeline stays with a marker that says why."""
 
-from _helpers import convert
+from _helpers import convert, first_marker
 
 HEAD = "from nvidia.dali import fn, pipeline_def\n\n\n@pipeline_def(batch_size=2)\ndef p(root, file_list=None, shard=0):\n"
 
@@ -46,15 +46,9 @@ def test_a_shuffling_branch_takes_the_pipeline_seed():
     assert "reader = ndd.readers.File(file_root=root)\n" in out
 
 
-def _marker(out: str) -> str:
-    lines = [ln for ln in out.splitlines() if "dali-migrate:" in ln]
-    assert lines, out
-    return lines[0]
-
-
 def test_without_else_is_marked():
     out = _pipeline("    if file_list is not None:\n        jpegs, labels = fn.readers.file(file_root=root, file_list=file_list)\n")
-    assert "has no `else`" in _marker(out)
+    assert "has no `else`" in first_marker(out)
     assert "fn.readers.file(" in out
 
 
@@ -65,7 +59,7 @@ def test_branches_making_different_readers_are_marked():
         "    else:\n"
         "        jpegs, labels = fn.readers.caffe(path=root)\n"
     )
-    assert "every branch must make the same reader" in _marker(out)
+    assert "every branch must make the same reader" in first_marker(out)
 
 
 def test_branches_naming_the_reader_differently_are_marked():
@@ -75,7 +69,7 @@ def test_branches_naming_the_reader_differently_are_marked():
         "    else:\n"
         "        jpegs, labels = fn.readers.file(file_root=root, name='B')\n"
     )
-    assert "different name= values" in _marker(out)
+    assert "different name= values" in first_marker(out)
 
 
 def test_branches_binding_other_names_are_marked():
@@ -85,7 +79,7 @@ def test_branches_binding_other_names_are_marked():
         "    else:\n"
         "        labels, jpegs = fn.readers.file(file_root=root)\n"
     )
-    assert "same names the same way" in _marker(out)
+    assert "same names the same way" in first_marker(out)
 
 
 def test_a_test_reading_the_graph_is_marked():
@@ -99,4 +93,4 @@ def test_a_test_reading_the_graph_is_marked():
         "    return jpegs, labels, flag\n",
         header="",
     )
-    assert "the test reads what the pipeline's operators computed" in _marker(out)
+    assert "the test reads what the pipeline's operators computed" in first_marker(out)

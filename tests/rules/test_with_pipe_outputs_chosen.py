@@ -3,7 +3,7 @@ else: pipe.set_outputs(a)`): the branch taken when the graph was defined gives t
 converted loop keeps the `if` and yields what its branch holds. Where that is not what ran, the
 graph stays with a marker."""
 
-from _helpers import convert
+from _helpers import convert, first_marker
 
 HEAD = (
     "import nvidia.dali.fn as fn\nfrom nvidia.dali.pipeline import Pipeline\n\n\n"
@@ -39,15 +39,9 @@ def test_each_branch_holds_its_outputs_and_the_loop_yields_them():
     assert "dali-migrate:" not in out and "set_outputs" not in out
 
 
-def _marker(out: str) -> str:
-    lines = [ln for ln in out.splitlines() if "dali-migrate:" in ln]
-    assert lines, out
-    return lines[0]
-
-
 def test_without_else_is_marked():
     out = _convert("        if cuda:\n            pipe.set_outputs(jpegs.gpu(), labels.gpu())\n")
-    assert "is chosen by the `if` that ends the `with pipe:` block" in _marker(out)
+    assert "is chosen by the `if` that ends the `with pipe:` block" in first_marker(out)
 
 
 def test_a_test_on_the_graphs_data_is_marked():
@@ -58,7 +52,7 @@ def test_a_test_on_the_graphs_data_is_marked():
         "        else:\n"
         "            pipe.set_outputs(labels, jpegs)\n"
     )
-    assert "is chosen by the `if` that ends the `with pipe:` block" in _marker(out)
+    assert "is chosen by the `if` that ends the `with pipe:` block" in first_marker(out)
 
 
 def test_a_branch_that_does_not_end_with_set_outputs_is_marked():
@@ -69,7 +63,7 @@ def test_a_branch_that_does_not_end_with_set_outputs_is_marked():
         "            pipe.set_outputs(jpegs, labels)\n"
         "            print('cpu')\n"
     )
-    assert "is chosen by the `if` that ends the `with pipe:` block" in _marker(out)
+    assert "is chosen by the `if` that ends the `with pipe:` block" in first_marker(out)
 
 
 def test_branches_giving_one_output_and_a_reader_s_outputs_are_marked():
@@ -85,7 +79,7 @@ def test_branches_giving_one_output_and_a_reader_s_outputs_are_marked():
         "            pipe.set_outputs(fn.flip(data[0]))\n" + TAIL,
         header="",
     )
-    assert "one output or several" in _marker(out) and "set_outputs" in out
+    assert "one output or several" in first_marker(out) and "set_outputs" in out
 
 
 def test_a_test_reading_an_attribute_is_marked():
@@ -95,4 +89,4 @@ def test_a_test_reading_an_attribute_is_marked():
                   "            pipe.set_outputs(jpegs.gpu(), labels.gpu())\n"
                   "        else:\n"
                   "            pipe.set_outputs(jpegs, labels)\n" + TAIL, header="")
-    assert "an attribute such as `args.cuda`" in _marker(out)
+    assert "an attribute such as `args.cuda`" in first_marker(out)
