@@ -647,6 +647,7 @@ def _find_reader(info: PipelineInfo, body: list, call: cst.Call, op: OpInfo, ops
     for i, stmt in enumerate(body):
         found = reader_statement_call(stmt)
         if found is not None and found[0] is call:
+            branches = None  # (not an earlier statement's)
             break
         branches = reader_branches(stmt)
         if branches is not None and any(c is call for _, c, _ in branches):

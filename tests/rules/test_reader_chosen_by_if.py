@@ -94,3 +94,23 @@ def test_a_test_reading_the_graph_is_marked():
         header="",
     )
     assert "the test reads what the pipeline's operators computed" in first_marker(out)
+
+
+def test_a_reader_chosen_by_if_beside_a_plain_reader():
+    # two readers, read in turn: the plain one stays a plain line after the `if` that chose the other
+    out = _pipeline(
+        "    if shard:\n"
+        "        jpegs, labels = fn.readers.file(file_root=root, shard_id=shard, num_shards=2)\n"
+        "    else:\n"
+        "        jpegs, labels = fn.readers.file(file_root=root)\n"
+        "    extra, extra_labels = fn.readers.file(file_root=root, random_shuffle=True, seed=5)\n",
+        "    return jpegs, labels, extra, extra_labels\n",
+    )
+    assert (
+        "    if shard:\n"
+        "        reader = ndd.readers.File(file_root=root, shard_id=shard, num_shards=2)\n"
+        "    else:\n"
+        "        reader = ndd.readers.File(file_root=root)\n"
+        "    reader_2 = ndd.readers.File(file_root=root, random_shuffle=True, seed=5)\n"
+    ) in out, out
+    assert "dali-migrate:" not in out
