@@ -20,6 +20,7 @@ Pure: text in, text out (runner.py does the I/O). How it works:
 
 from __future__ import annotations
 
+import ast
 import copy
 import dataclasses
 import difflib
@@ -38,6 +39,16 @@ PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug"})
 _HELP = re.compile(r"^\s*[^#'\"\s][^#'\"]*\?\s*$")  # obj?  obj.attr??  np.*load*?
 _ASSIGN_MAGIC = re.compile(r"^\s*[A-Za-z_][\w., ]*=\s*(%|!(?!=))")  # files = !ls ; t = %timeit -o f()
 _INDENT = re.compile(r"^[ \t]*")
+# IPython's automagic (on by default) runs `pip install x`, `cd data`, `conda install -y x` as the
+# line magics they name. Such a line is masked only where it is no Python statement: a word of
+# these followed by arguments (not `=`, a call, an attribute, an operator that would continue an
+# expression on the next line), and the line does not parse (`ls -la` does: it stays code).
+_AUTOMAGIC = frozenset({
+    "pip", "conda", "mamba", "cd", "pwd", "ls", "env", "set_env", "mkdir", "rm", "rmdir", "cp", "mv", "cat",
+    "load_ext", "reload_ext", "matplotlib", "time", "timeit", "run", "who", "whos", "reset", "autoreload",
+    "aimport", "config", "history", "pylab", "bookmark", "dhist", "pushd", "popd", "sx", "system", "writefile",
+})
+_NOT_MAGIC_ARGS = re.compile(r"^(?:[,&^|*+=.(\[:%<>!@]|(?:is|not|in|and|or|if|else|for)\b)")
 
 
 class NotebookError(Exception):
@@ -200,7 +211,19 @@ def _is_magic(line: str) -> bool:
         return False
     if s[0] in "%?" or (s[0] == "!" and not s.startswith("!=")):
         return True
-    return bool(_HELP.match(line) or _ASSIGN_MAGIC.match(line))
+    return bool(_HELP.match(line) or _ASSIGN_MAGIC.match(line) or _automagic(s))
+
+
+def _automagic(s: str) -> bool:
+    """``pip install x`` and the like: see _AUTOMAGIC."""
+    word, _, rest = s.partition(" ")
+    if word not in _AUTOMAGIC or not rest.strip() or _NOT_MAGIC_ARGS.match(rest.lstrip()):
+        return False
+    try:
+        ast.parse(s)
+    except SyntaxError:
+        return True
+    return False
 
 
 @dataclasses.dataclass

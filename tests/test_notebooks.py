@@ -384,3 +384,29 @@ def test_cli_crlf_and_bom_kept(cli, tmp_path):
     f.write_bytes(b"\xef\xbb\xbf" + NB.replace("\n", "\r\n").encode("utf-8"))
     cli(f)
     assert f.read_bytes() == b"\xef\xbb\xbf" + NB.replace("x = fn.a()", "x = ndd.a()").replace("\n", "\r\n").encode("utf-8")
+
+
+AUTOMAGIC_CELL = """\
+pip install pai-easycv
+conda install -y -c conda-forge pycocotools
+cd /data/imagenet
+pip -q install x
+time = 3
+cd = os.path.join(a, b)
+ls
+run(fn.a())
+env = {
+    "a": 1}
+fn.c()"""
+
+
+def test_automagic_lines_masked_python_statements_kept():
+    # IPython runs `pip install x` as %pip (automagic): such a line is masked; a line that parses
+    # as Python (an assignment to `time`, a call of `run`, a bare name, `cd /data/imagenet` as a
+    # division) stays code, which the conversion leaves as it is
+    mc = notebooks.mask_cell(0, AUTOMAGIC_CELL, notebooks._Placeholders("t"))
+    masked = mc.masked.split("\n")
+    assert [i + 1 for i, line in enumerate(masked) if "__dali_migrate_t_" in line] == [1, 2, 4]
+    assert notebooks.unmask(mc.masked, mc.restore) == AUTOMAGIC_CELL
+    r = _convert(_nb(("code", "from nvidia.dali import fn"), ("code", AUTOMAGIC_CELL)))
+    assert _sources(r.output)[1] == AUTOMAGIC_CELL.replace("fn.", "ndd.")
