@@ -525,6 +525,20 @@ def analyze(func: cst.FunctionDef, dec: cst.Decorator, names: DaliNames, catalog
     clash = sorted(
         p for p in params & set(SETTINGS) if info.bound_settings.get(p) != p
     ) + sorted(p for p in set(info.bound_settings.values()) & set(SETTINGS) if info.bound_settings.get(p) != p)
+    if clash and _synthetic(info.decorator):
+        # A Pipeline subclass whose __init__ has a parameter named like a setting it does not pass
+        # on as that setting (`seed` for its readers, the pipeline's seed the base class's): its
+        # callers only ever pass the class's own parameters, so the setting's parameter of the
+        # converted function takes another name. (Not where the body computes the setting, nor
+        # where another parameter carries it: those stay with a person.)
+        from dali_migrate.cst_util import fresh_name
+
+        taken = cst_walk.names(func) | params
+        free = [k for k in clash if k not in info.bound_settings and k not in info.computed_settings]
+        for key in free:
+            info.renamed_settings[key] = fresh_name(f"pipeline_{key}", taken)
+            taken.add(info.renamed_settings[key])
+        clash = [k for k in clash if k not in free]
     if clash:
         shadowed = "" if _synthetic(info.decorator) else (
             " (in pipeline mode a call's value for it goes to the function alone, not to the Pipeline, whose "

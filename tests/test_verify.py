@@ -111,3 +111,15 @@ def test_a_class_computing_its_seed_from_the_device_id_is_checked_on_the_cpu(ima
     verdict = verify(Options(original=case, name="HybridTrainPipe", params=params))
     assert verdict.equal, verdict.describe()
     assert verdict.outputs == 2
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_a_class_whose_seed_parameter_is_its_readers_is_checked(images, seed):
+    # the converted function's setting is pipeline_seed (the base class's 7); `seed` stays the
+    # reader's: random crop and coin flip from the one, the shuffle from the other
+    case = Path(__file__).parent / "verify_cases" / "seed_param_class.py"
+    assert "pipeline_seed=7" in convert_source(case.read_text()).output
+    verdict = verify(Options(original=case, name="TrainPipe", params={"batch_size": 3, "root": images, "seed": seed},
+                             iterations=10))
+    assert verdict.equal, verdict.describe()
+    assert verdict.outputs == 3

@@ -1019,3 +1019,40 @@ def test_an_operator_dali_no_longer_has_is_named_with_what_to_do():
     assert "class P(Pipeline)" in out
     version = load_catalog().dali_version
     assert f"unknown legacy operator ops.HostDecoder: DALI {version}'s operator registry has no such operator" in out
+
+
+# MLCommons' 3D U-Net loader: a subclass takes `seed` for its readers and leaves the pipeline's
+# seed to its base class. The converted function's setting parameter takes another name.
+CLASH_SOURCE = (
+    "class Base(Pipeline):\n"
+    "    def __init__(self, batch_size, device_id=None):\n"
+    "        super().__init__(batch_size=batch_size, num_threads=1, device_id=device_id, seed=7)\n\n\n"
+    "class TrainPipe(Base):\n"
+    "    def __init__(self, batch_size, root, seed=0):\n"
+    "        super().__init__(batch_size=batch_size)\n"
+    "        self.input = ops.readers.File(file_root=root, random_shuffle=True, seed=seed)\n"
+    "        self.flip = ops.random.CoinFlip()\n\n"
+    "    def define_graph(self):\n"
+    "        jpegs, labels = self.input(name='Reader')\n"
+    "        return labels, self.flip()\n\n\n"
+    "def first(root):\n"
+    "    pipe = TrainPipe(2, root, seed=3)\n"
+    "    pipe.build()\n"
+    "    return pipe.run()\n"
+)
+
+
+def test_a_parameter_named_like_a_setting_it_does_not_carry_renames_the_setting():
+    out = convert(CLASH_SOURCE, header=HEADER)
+    assert "def TrainPipe(batch_size, root, seed=0, *, num_threads=1, device_id=None, pipeline_seed=7):" in out, out
+    assert "rng = ndd.random.RNG(seed=pipeline_seed)" in out
+    assert "ndd.readers.File(file_root=root, random_shuffle=True, seed=seed)" in out
+    assert "dali-migrate:" not in out
+
+
+def test_a_setting_the_body_computes_still_clashes():
+    # the subclass computes the pipeline's seed from its own `seed`: renaming cannot keep both
+    src = CLASH_SOURCE.replace("super().__init__(batch_size=batch_size)\n",
+                               "Pipeline.__init__(self, batch_size, 1, None, seed=seed + 1)\n")
+    out = convert(src, header=HEADER)
+    assert "clash with the pipeline settings" in out or "dali-migrate:" in out
