@@ -1823,6 +1823,11 @@ def _plan_expr(node, kind, parents, state, site, pipe_rules, batch_rules, p: Pla
                 return
             if pipe_lists.plan_object_list(node, site, parents, pipe_rules, p):
                 return
+            undefined = _undefined_callee(node, parents)
+            if undefined is not None:
+                p.blockers.append((stmt, f"the pipeline object `{state.var}` is given to {undefined}(), a name this file neither "
+                                         f"defines nor imports (the original raises NameError here): import it, then convert"))
+                return
             # (the use is quoted: a Pipeline subclass that does not convert is marked at the class)
             used = code(stmt.with_changes(leading_lines=[])).strip().splitlines()[0][:60] if stmt is not None else ""
             p.blockers.append((stmt, f"the pipeline object `{state.var}` is used by `{used}` in a way dali-migrate cannot follow (e.g. passed to an iterator); convert by hand"))
@@ -1999,6 +2004,23 @@ def _sample_copy_read_by_numpy(copy, method, parents: Parents, site) -> bool:
 _OLD_METHOD_NAMES = {"asCPU": "as_cpu"}
 
 _PROXY_SERVER = "nvidia.dali.plugin.pytorch.experimental.proxy.DALIServer"
+
+
+def _undefined_callee(node, parents: Parents) -> Optional[str]:
+    """The name of the function ``node`` is passed to, where nothing in the file binds it (no def,
+    class, import, assignment or parameter, no star import) and it is no builtin; else None."""
+    import builtins
+
+    arg = parents.of(node)
+    call = parents.of(arg) if isinstance(arg, cst.Arg) and arg.value is node else None
+    if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Name)):
+        return None
+    name = call.func.value
+    if hasattr(builtins, name) or _shadowed(name, parents):
+        return None
+    if any(isinstance(n.names, cst.ImportStar) for n in parents.find(cst.ImportFrom)):
+        return None
+    return name
 
 
 def _consumer_hint(call, parents: Parents, names) -> Optional[str]:
