@@ -572,7 +572,7 @@ def _check_iterator_classes(plans: dict, parents: Parents) -> None:
             if getattr(rule, "receiver", None) != "iterator" or not rule.id.endswith("-base"):
                 continue
             node = _node_by_id(node_id, parents)
-            cls = parents.of(node) if node is not None else None
+            cls = parents.of(node)
             if not isinstance(cls, cst.ClassDef):
                 continue
             entry = groups.setdefault(id(cls), (cls, set(), set()))

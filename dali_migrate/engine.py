@@ -488,7 +488,7 @@ class _Converter:
         for reader in info.readers:
             stmt = statements[reader.index]
             if reader.branches:
-                reader.converted_branches = [(test, call) for test, call, _ in reader_branches(stmt)]
+                reader.converted_branches = [(b[0], b[1]) for b in reader_branches(stmt)]
                 reader_calls.append(reader.converted_branches[0][1])
             else:
                 reader_calls.append(reader_statement_call(stmt)[0])

@@ -176,14 +176,15 @@ def _mentions_set_outputs(stmt, var: str) -> bool:
     return any(_is_set_outputs(n, var) for n in cst_walk.walk(stmt))
 
 
-def _outputs_chosen(inner: list, var: str, names, used: set) -> Optional[tuple]:
+def _outputs_chosen(inner: list, var: str, names, block: list, taken: set) -> Optional[tuple]:
     """(the ``if`` ending a ``with pipe:`` block, each branch's ``pipe.set_outputs(...)`` made
     ``<held> = <outputs>``; the name ``held``), where that ``if`` has an ``else``, every branch
     ends with ``pipe.set_outputs(...)`` and nothing else of the block names it, and its tests read
     nothing the graph computed and only names and constants (the ``if`` ran once, when the graph
     was defined, and the pipeline's outputs are the taken branch's; the converted loop tests it
     every iteration, and takes the same branch as long as those names are not bound again, which
-    the with-graph conversion checks). None otherwise."""
+    the with-graph conversion checks). None otherwise. ``held`` is a name neither ``taken`` nor
+    spelled in ``block``, the statements that hold the graph."""
     last = inner[-1]
     if not isinstance(last, cst.If) or any(_mentions_set_outputs(st, var) for st in inner[:-1]):
         return None
@@ -201,7 +202,7 @@ def _outputs_chosen(inner: list, var: str, names, used: set) -> Optional[tuple]:
         if test is not None and (read_names(test) & graph or any(names.fn_op(c.func) is not None for c in _calls(test))
                                  or _build_time_test(test, names)):
             return None  # (the converted loop tests it every iteration: it must give the graph's answer)
-    held = fresh_name(f"{var}_outputs", used)
+    held = fresh_name(f"{var}_outputs", taken | set().union(*(names_in(st) for st in block)))
 
     def branch(block):
         *rest, final = block.body.body
@@ -541,7 +542,7 @@ def rewrite_with_blocks(body: list, names, taken: set, found: list, skip: set) -
         with_stmt = out[j]
         inner = list(with_stmt.body.body) if isinstance(with_stmt.body, cst.IndentedBlock) else []
         outputs = _set_outputs(inner[-1], var) if inner else None
-        chosen = _outputs_chosen(inner, var, names, taken | set().union(*(names_in(st) for st in out))) if inner and outputs is None else None
+        chosen = _outputs_chosen(inner, var, names, out, taken) if inner and outputs is None else None
         if chosen is not None:
             # `if ...: ...; pipe.set_outputs(a, b) else: ...; pipe.set_outputs(c, d)`: the graph's
             # outputs are what the branch taken when it was defined gave (see _outputs_chosen)

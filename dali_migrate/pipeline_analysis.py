@@ -628,8 +628,9 @@ def reader_statement_call(stmt) -> Optional[tuple]:
 
 
 def reader_branches(stmt) -> Optional[list]:
-    """[(test, call, whether ``.gpu()`` is chained on it), ...] of an ``if``/``elif``/``else`` whose
-    every branch is one ``target = <call>`` line (the test None for ``else``); None otherwise."""
+    """[(test, call, whether ``.gpu()`` is chained on it, the branch's line), ...] of an
+    ``if``/``elif``/``else`` whose every branch is one ``target = <call>`` line (the test None for
+    ``else``); None otherwise."""
     if not isinstance(stmt, cst.If):
         return None
     out: list = []
@@ -641,7 +642,7 @@ def reader_branches(stmt) -> Optional[list]:
         found = reader_statement_call(body[0])
         if found is None:
             return None
-        out.append((node.test if isinstance(node, cst.If) else None, found[0], found[1]))
+        out.append((node.test if isinstance(node, cst.If) else None, found[0], found[1], body[0]))
         node = node.orelse if isinstance(node, cst.If) else None
     return out
 
@@ -664,10 +665,10 @@ def _find_reader(info: PipelineInfo, body: list, call: cst.Call, op: OpInfo, ops
             branches = None  # (not an earlier statement's)
             break
         branches = reader_branches(stmt)
-        if branches is not None and any(c is call for _, c, _ in branches):
+        if branches is not None and any(b[1] is call for b in branches):
             if branches[0][1] is not call:
                 return  # noted with the first branch's call
-            found = branches[0][1:]
+            found = branches[0][1:3]
             why = _branch_blocker(info, body, i, branches, ops)
             if why:
                 info.blockers.append(why)
@@ -689,7 +690,7 @@ def _find_reader(info: PipelineInfo, body: list, call: cst.Call, op: OpInfo, ops
         )
         return
     info.readers.append(Reader(index=i, call=call, op=op, outputs=outputs, to_gpu=to_gpu,
-                               branches=[(test, c) for test, c, _ in branches] if branches else None))
+                               branches=[(b[0], b[1]) for b in branches] if branches else None))
     if isinstance(target, cst.Name) and outputs is None and op.reader_class != "TFRecord":
         # A pipeline gives one DataNode or a list, depending on the arguments; next_epoch always
         # yields a tuple (TFRecord: a dict), so a single name cannot be translated blindly.
@@ -711,21 +712,17 @@ def _branch_blocker(info: PipelineInfo, body: list, index: int, branches: list, 
     """Why a reader chosen by the ``if`` at ``body[index]`` cannot be made once before the loop,
     or None. Its tests run once, where the pipeline ran them (when it was made), so they must not
     read what the graph computes; its branches must give the same outputs the same way."""
-    first_test, first, first_gpu = branches[0]
+    first_test, first, first_gpu, first_line = branches[0]
     op = ops[id(first)]
     what = f"fn.{op.fn_name} chosen by `if {code(first_test)}:`"
     if branches[-1][0] is not None:
         return f"{what} has no `else`: without one the reader's outputs may be unbound; convert by hand"
-    node, stmts = body[index], []
-    while node is not None:
-        stmts.append(node.body.body[0])
-        node = node.orelse if isinstance(node, cst.If) else None
-    target = stmts[0].body[0].targets[0].target
-    for (test, call, to_gpu), stmt in zip(branches, stmts):
+    target = reader_target(first_line)
+    for test, call, to_gpu, stmt in branches:
         other = ops.get(id(call))
         if other is None or not other.is_reader or other.schema != op.schema:
             return f"{what}: every branch must make the same reader (fn.{op.fn_name}); convert by hand"
-        if not stmt.body[0].targets[0].target.deep_equals(target) or to_gpu != first_gpu:
+        if not reader_target(stmt).deep_equals(target) or to_gpu != first_gpu:
             return f"{what}: every branch must assign the reader's outputs to the same names the same way; convert by hand"
         for key in ("device", "name"):
             a, b = kwarg(call, key), kwarg(first, key)
@@ -736,7 +733,7 @@ def _branch_blocker(info: PipelineInfo, body: list, index: int, branches: list, 
     for stmt in body[:index]:
         if _contains_call(stmt, call_ids):
             graph |= _assigned_names(stmt)
-    for test, _, _ in branches:
+    for test, *_ in branches:
         if test is not None and (names_in(test) & graph or _contains_call(test, call_ids)):
             return f"{what}: the test reads what the pipeline's operators computed; convert by hand"
     return None
