@@ -581,6 +581,15 @@ def _check_iterator_classes(plans: dict, parents: Parents) -> None:
     for cls, names, bases in groups.values():
         rewritten = set().union(*(plans[n].rewrites for n in names))
         calls = [parents.of(ref) for ref in parents.names(cls.name.value) if ref is not cls.name]
+        _node_by_id(id(cls), parents)  # (fills the table)
+        table = parents.__dict__["_by_id"]
+        if any(
+            isinstance(node, cst.Call) and iterator_subclasses.own_init(node, parents) and parents.contains(cls, node)
+            for node in (table.get(i) for i in rewritten)
+        ):
+            # the iterator is made by its __init__ over a pipeline it makes (own_init): the
+            # class's calls keep their arguments, and each makes its own converted pipeline
+            calls = []
         label = f"class {cls.name.value} (derived from the DALI iterator)"
         reason = None
         if len(bases) > 1:

@@ -18,7 +18,26 @@ where the subclass reaches nothing but what both classes have with the same mean
 :func:`problem` checks: the public API of DALI's iterators (``output_map``, ``batch_size``, ``size``,
 ``reset()``, ``next()``, ``__next__``, ``__iter__``, ``__len__``, which the emitted class calls where
 DALI's calls them: ``self.reset()`` and ``next()`` through the instance, the first batch through the
-class itself), and attributes of its own that neither base class uses.
+class itself), DALI's counters ``_counter`` and ``_size`` read (not set: the emitted class keeps them
+as DALI's base iterator does), and attributes of its own that neither base class uses.
+
+A class may also make its pipeline itself, as ColossalAI's loaders do::
+
+    class DaliDataloader(DALIClassificationIterator):
+        def __init__(self, tfrec_filenames, ..., batch_size=128, training=True):
+            pipe = Pipeline(batch_size=batch_size, ...)
+            with pipe:
+                ...
+            super().__init__(pipe, reader_name="Reader", auto_reset=True, last_batch_policy=...)
+
+        def __iter__(self):
+            if self._counter >= self._size or self._size < 0:
+                self.reset()
+            return self
+
+Then the iterator converted is that ``super().__init__(...)`` (:func:`own_init`), made once, as a
+statement of ``__init__``'s own body; the class's calls keep their arguments, and each instance makes
+its own converted pipeline.
 """
 
 from __future__ import annotations
@@ -33,18 +52,47 @@ API = frozenset({"output_map", "batch_size", "size", "reset", "next", "__next__"
 #: what a subclass may define besides methods of its own: overrides DALI's own code reaches the same way
 OVERRIDES = frozenset({"__init__", "reset", "next", "__next__", "__iter__", "__len__"})
 _DATA = frozenset({"output_map", "batch_size", "size"})
+#: DALI's private counters, which a subclass may read (not set): the emitted class keeps both as
+#: DALI's _DaliBaseIterator does, at every point a subclass can see them (checked against DALI's
+#: iterator step by step: tests/test_torch_iterator.py). ColossalAI's loaders read them in __iter__.
+READ = frozenset({"_counter", "_size"})
 
 
 def resolve(func, parents, names) -> Optional[tuple]:
     """(the class, its base's qualified name) when ``func`` (a call's callee) names a class of the
-    file whose one base is a class of ``nvidia.dali.plugin``; else None."""
-    if names is None or parents is None or not isinstance(func, cst.Name):
+    file whose one base is a class of ``nvidia.dali.plugin``, or is ``super().__init__`` in the
+    ``__init__`` of such a class (:func:`own_init`); else None."""
+    if names is None or parents is None:
         return None
-    classes = [c for c in parents.find(cst.ClassDef) if c.name.value == func.value]
+    if _is_super_init(func):
+        cls = _init_class(func, parents)
+        classes = [cls] if cls is not None else []
+    elif isinstance(func, cst.Name):
+        classes = [c for c in parents.find(cst.ClassDef) if c.name.value == func.value]
+    else:
+        return None
     if len(classes) != 1 or len(classes[0].bases) != 1:
         return None
     q = names.qualify(classes[0].bases[0].value) or ""
     return (classes[0], q) if q.startswith("nvidia.dali.plugin.") else None
+
+
+def _is_super_init(func) -> bool:
+    return m.matches(func, m.Attribute(value=m.Call(func=m.Name("super"), args=[]), attr=m.Name("__init__")))
+
+
+def _init_class(node, parents) -> Optional[cst.ClassDef]:
+    """The class whose ``__init__`` ``node`` is in (directly: not in a function or class inside it)."""
+    func = parents.scope(node)
+    cls = parents.scope(func) if isinstance(func, cst.FunctionDef) and func.name.value == "__init__" else None
+    return cls if isinstance(cls, cst.ClassDef) and parents.of(parents.of(func)) is cls else None
+
+
+def own_init(call: cst.Call, parents) -> bool:
+    """Is ``call`` the class's ``super().__init__(...)``, the iterator made over a pipeline its
+    ``__init__`` makes itself (ColossalAI's loaders)? Then that is the call converted, and the
+    class's own calls keep their arguments."""
+    return _is_super_init(call.func) and _init_class(call, parents) is not None
 
 
 def problem(cls: cst.ClassDef, call: cst.Call, parents) -> Optional[str]:
@@ -86,8 +134,8 @@ def problem(cls: cst.ClassDef, call: cst.Call, parents) -> Optional[str]:
             if not parents.contains(func, ref) or ref is _first_param(func).name:
                 continue
             attr = parents.of(ref)
-            if _builtin_of_self(ref, parents):
-                continue
+            if _builtin_of_self(ref, parents) or (isinstance(attr, cst.Return) and attr.value is ref):
+                continue  # (`return self`: __iter__ hands out the object itself)
             if not (isinstance(attr, cst.Attribute) and attr.value is ref):
                 return f"{what}: `{me}` is used in {func.name.value}() other than to read or set an attribute: convert by hand"
             if _is_target(attr, parents):
@@ -101,7 +149,7 @@ def problem(cls: cst.ClassDef, call: cst.Call, parents) -> Optional[str]:
         for ref in parents.names(me):
             attr = parents.of(ref)
             if parents.contains(func, ref) and isinstance(attr, cst.Attribute) and attr.value is ref:
-                if attr.attr.value not in API and attr.attr.value not in own:
+                if attr.attr.value not in API and attr.attr.value not in READ and attr.attr.value not in own:
                     return f"{what} uses self.{attr.attr.value}, which the converted iterator does not have: convert by hand"
     for sup in parents.names("super"):
         if not parents.contains(cls, sup):
@@ -119,10 +167,27 @@ def problem(cls: cst.ClassDef, call: cst.Call, parents) -> Optional[str]:
         for s in parents.names("super")
     ):
         return f"{what} calls super().__init__() outside __init__: convert by hand"
-    if init is not None:
-        reason = _pass_through(init, parents)
-        if reason:
-            return f"{what}: {reason}: convert by hand"
+    if own_init(call, parents):
+        reason = _one_super_init(init, call, parents)
+    else:
+        reason = _pass_through(init, parents) if init is not None else None
+    if reason:
+        return f"{what}: {reason}: convert by hand"
+    return None
+
+
+def _one_super_init(init: cst.FunctionDef, call: cst.Call, parents) -> Optional[str]:
+    """Why ``call``, the ``super().__init__(...)`` of ``init``, is not its one call of it, made
+    once, as a statement of its own body, or None."""
+    inits = [
+        parents.of(parents.of(s)) for s in parents.names("super")
+        if parents.contains(init, s) and isinstance(parents.of(parents.of(s)), cst.Attribute)
+        and parents.of(parents.of(s)).attr.value == "__init__"
+    ]
+    if len(inits) != 1:
+        return "__init__ calls super().__init__() more than once"
+    if not (isinstance(parents.of(call), cst.Expr) and parents.of(parents.statement(call)) is init.body):
+        return "__init__ calls super().__init__() inside another statement (it may run more than once, or not at all)"
     return None
 
 

@@ -309,7 +309,7 @@ def epochs(root, n):
     seen = []
     for _ in range(n):
         {loop}
-        seen.append(("len", len(loader), loader.size, loader.resets))
+        seen.append(("len", len(loader), loader.size, loader.resets, loader._counter, loader._size))
     return seen
 '''
 
@@ -773,3 +773,106 @@ def test_iterator_subclass_over_pipelines_needing_other_iterators_is_marked():
     result = convert_source(source)
     assert "class Loader(DALIClassificationIterator):" in result.output
     assert result.markers, result.output
+
+
+# ColossalAI's loaders (hpcaitech): the class derived from DALI's iterator makes its own pipeline in
+# __init__ and hands it to super().__init__(); its __iter__ reads DALI's private counters. The
+# converted class makes the converted pipeline there and gets the emitted class as its base, whose
+# _counter and _size must be DALI's at every step a subclass can see them.
+OWN_PIPELINE_SOURCE = '''\
+import torch
+from nvidia.dali import fn, pipeline_def
+from nvidia.dali.pipeline import Pipeline
+from nvidia.dali.plugin.pytorch import DALIClassificationIterator, LastBatchPolicy
+import nvidia.dali.types as types
+
+
+class DaliDataloader(DALIClassificationIterator):
+    def __init__(self, root, batch_size=4, num_threads={threads}, training=True, cuda=False):
+        self.training = training
+        pipe = Pipeline(batch_size=batch_size, num_threads=num_threads, device_id=0, seed=1024)
+        with pipe:
+            jpegs, labels = fn.readers.file(file_root=root, name="Reader", pad_last_batch={pad})
+            images = fn.decoders.image(jpegs, device="mixed", output_type=types.RGB)
+            images = fn.resize(images, resize_x=8, resize_y=8)
+            if cuda:
+                pipe.set_outputs(images.gpu(), labels.gpu())
+            else:
+                pipe.set_outputs(images, labels)
+        pipe.build()
+        last_batch_policy = {policy}
+        super().__init__(pipe, {args}auto_reset=True, last_batch_policy=last_batch_policy)
+
+    def __iter__(self):
+        # if not reset (after an epoch), reset; if just initialize, ignore
+        if self._counter >= self._size or self._size < 0:
+            self.reset()
+        return self
+
+    def __next__(self):
+        data = super().__next__()
+        img, label = data[0]["data"], data[0]["label"]
+        return img, label.squeeze(-1)
+
+
+def epochs(root, n):
+    seen = []
+    for training in (True, False):
+        loader = DaliDataloader(root, batch_size={bs}, training=training)
+        seen.append(("made", loader._counter, loader._size, len(loader)))
+        for _ in range(n):
+            {loop}
+            seen.append(("epoch", loader._counter, loader._size, len(loader)))
+    return seen
+'''
+
+OWN_FOR = """for data in loader:
+                seen.append(tuple(data))
+                seen.append(("step", loader._counter, loader._size))"""
+OWN_NEXT = """while True:
+                try:
+                    data = next(loader)
+                except StopIteration:
+                    seen.append(("stop", loader._counter, loader._size))
+                    break
+                seen.append(tuple(data))
+                seen.append(("step", loader._counter, loader._size))
+            loader.reset()
+            seen.append(("reset", loader._counter, loader._size))"""
+
+
+def _own_cases():
+    out = []
+    for policy, loop, pad, where in itertools.product(
+        ["LastBatchPolicy.DROP if training else LastBatchPolicy.PARTIAL", "LastBatchPolicy.FILL"],
+        [OWN_FOR, OWN_NEXT], [False, True], ["reader", "size"],
+    ):
+        if where == "size" and pad:
+            continue
+        args = 'reader_name="Reader", ' if where == "reader" else "size=21, "
+        tag = f"{'drop-partial' if 'DROP' in policy else 'fill'}-{'for' if loop is OWN_FOR else 'next'}-pad{pad}-{where}"
+        out.append((tag, policy, loop, pad, args))
+    return out
+
+
+OWN_CASES = _own_cases()
+
+
+@pytest.mark.parametrize("case", OWN_CASES, ids=[c[0] for c in OWN_CASES])
+def test_iterator_subclass_making_its_own_pipeline_matches(case, tmp_path, fixture_data):
+    name, policy, loop, pad, args = case
+    source = OWN_PIPELINE_SOURCE.format(threads=ndd.get_num_threads(), policy=policy, loop=loop, pad=pad, args=args, bs=4)
+    result = convert_source(source)
+    assert not result.markers, result.output
+    assert "class DaliDataloader(DaliTorchIterator):" in result.output, result.output
+    assert "super().__init__(pipe, [\"data\", \"label\"], batch_size=batch_size" in result.output, result.output
+    assert "DaliDataloader(root, batch_size=4, training=training)" in result.output  # the class's calls keep theirs
+    original = _load(tmp_path, f"original_own_{name}", to_cpu(source))
+    converted = _load(tmp_path, f"converted_own_{name}", to_cpu(result.output))
+    root = str(fixture_data / "images")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = original.epochs(root, 3)
+    got = converted.epochs(root, 3)
+    assert sum(isinstance(x, tuple) and isinstance(x[0], torch.Tensor) for x in want) >= 6
+    _same(want, got)

@@ -25,7 +25,9 @@ function of the file that makes the iterator (DALI's RNN-T example: ``DaliRnntIt
 
 A class of the file derived from the iterator (``class Wrapper(DALIClassificationIterator)``,
 PyTorch Lightning's example) is called as the iterator is and gets the emitted class as its base,
-where ``iterator_subclasses`` finds that it reaches only what both classes share.
+where ``iterator_subclasses`` finds that it reaches only what both classes share. A class that makes
+its pipeline in ``__init__`` and hands it to ``super().__init__(pipe, ...)`` (ColossalAI's loaders)
+has that call converted instead, and its own calls stay as they are.
 
 Over a pipeline with ``fn.external_source`` the class is the framework's ``*SourceIterator``
 (``DaliTorchSourceIterator``: the class with ``SOURCE_EDITS``) over ``PrefetchedPipeline(pipe)``,

@@ -77,7 +77,8 @@ def test_module_level_subclass_over_a_list_gets_the_multi_class():
 
 
 MARKED = {
-    "private attribute of the base": (GOOD.replace("self.seen += 1", "total = self._counter"), None, "uses self._counter"),
+    "private attribute of the base": (GOOD.replace("self.seen += 1", "total = self._num_gpus"), None, "uses self._num_gpus"),
+    "sets a private counter it may read": (GOOD.replace("self.seen += 1", "self._counter = 0"), None, "sets self._counter"),
     "sets a private attribute": (GOOD.replace("self.seen = 0", "self._seen = 0").replace("self.seen += 1", "self._seen += 1"),
                                  None, "sets self._seen"),
     "sets an attribute of the API": (GOOD.replace("self.seen = 0", "self.batch_size = 2"), None, "sets self.batch_size"),
@@ -105,3 +106,71 @@ def test_subclasses_left_with_a_marker_saying_why(key):
     assert "DaliTorchIterator" not in result.output
     reasons = [m.reason for m in result.markers]
     assert any("class Wrapper (derived from the DALI iterator)" in r and words in r for r in reasons), reasons
+
+
+def test_private_counters_may_be_read():
+    # DALI's _counter and _size, which the emitted class keeps as DALI does (checked step by step
+    # against DALI's iterator in tests/test_torch_iterator.py)
+    result = _convert(GOOD.replace("self.seen += 1", "self.seen = self._counter < self._size"))
+    assert not result.markers, result.output
+    assert "    class Wrapper(DaliTorchIterator):" in result.output
+
+
+# ColossalAI's loaders: the class makes its pipeline in __init__ and hands it to super().__init__()
+OWN = '''\
+from nvidia.dali import fn
+from nvidia.dali.pipeline import Pipeline
+from nvidia.dali.plugin.pytorch import DALIClassificationIterator, LastBatchPolicy
+
+
+class Loader(DALIClassificationIterator):
+    def __init__(self, root, batch_size=4, training=True):
+        self.training = training
+        pipe = Pipeline(batch_size=batch_size, num_threads=2, device_id=None)
+        with pipe:
+            jpegs, labels = fn.readers.file(file_root=root, name="Reader")
+            pipe.set_outputs(jpegs, labels)
+        pipe.build()
+        super().__init__(pipe, reader_name="Reader", auto_reset=True)
+
+    def __iter__(self):
+        if self._counter >= self._size or self._size < 0:
+            self.reset()
+        return self
+
+
+def loaders(root):
+    return Loader(root), Loader(root, batch_size=2, training=False)
+'''
+
+
+def test_class_making_its_own_pipeline_converts_its_super_init():
+    result = convert_source(OWN)
+    assert not result.markers, result.output
+    assert "class Loader(DaliTorchIterator):" in result.output
+    assert 'super().__init__(pipe, ["data", "label"], batch_size=batch_size, reader_meta=ndd.readers.File(file_root=root).get_metadata(), auto_reset=True)' in result.output
+    assert "return Loader(root), Loader(root, batch_size=2, training=False)" in result.output
+
+
+OWN_MARKED = {
+    "super().__init__ under an if": (
+        "        super().__init__(pipe, reader_name=\"Reader\", auto_reset=True)\n",
+        "        if training:\n            super().__init__(pipe, reader_name=\"Reader\", auto_reset=True)\n",
+        "inside another statement"),
+    "super().__init__ twice": (
+        "        super().__init__(pipe, reader_name=\"Reader\", auto_reset=True)\n",
+        "        super().__init__(pipe, reader_name=\"Reader\", auto_reset=True)\n        super().__init__(pipe, reader_name=\"Reader\")\n",
+        "more than once"),
+    "sets a private counter": ("            self.reset()\n", "            self._counter = 0\n", "sets self._counter"),
+    "subclassed": ("\n\ndef loaders(root):", "\n\nclass Other(Loader):\n    pass\n\n\ndef loaders(root):", "other than in calls of it"),
+}
+
+
+@pytest.mark.parametrize("key", sorted(OWN_MARKED))
+def test_class_making_its_own_pipeline_left_with_a_marker_saying_why(key):
+    old, new, words = OWN_MARKED[key]
+    assert old in OWN
+    result = convert_source(OWN.replace(old, new))
+    assert "class Loader(DALIClassificationIterator):" in result.output and "DaliTorchIterator" not in result.output
+    reasons = [m.reason for m in result.markers]
+    assert any("class Loader (derived from the DALI iterator)" in r and words in r for r in reasons), reasons

@@ -1,0 +1,271 @@
+"""ImageNet loaders as ColossalAI's benchmarks write them: each class derived from DALI's iterator
+makes its TFRecord pipeline in __init__, hands it to super().__init__(), and reads DALI's counters
+in __iter__ to reset only after an epoch."""
+import glob
+import os
+
+import torch
+import nvidia.dali.tfrecord as tfrec
+import nvidia.dali.types as types
+from nvidia.dali.plugin.pytorch import LastBatchPolicy
+import nvidia.dali.experimental.dynamic as ndd
+
+
+class DaliTorchIterator:
+    """DALIGenericIterator over one converted pipeline (added by dali-migrate).
+
+    Yields ``[{name: torch.Tensor}]`` per batch, with the epochs DALIGenericIterator gives: the last
+    batch FILL (full, wrapping or padded), DROP (left out) or PARTIAL (cut to the epoch's samples).
+    """
+
+    def __init__(self, pipe, output_map, *, batch_size, reader_meta=None, size=-1, auto_reset=False,
+                 last_batch_padded=False, last_batch_policy="FILL", prepare_first_batch=True):
+        assert len(set(output_map)) == len(output_map), "output_map names should be distinct"
+        self._pipe, self.output_map, self.batch_size = pipe, list(output_map), batch_size
+        self._size, self._policy, self._padded = int(size), last_batch_policy, last_batch_padded
+        if auto_reset is False or auto_reset is None or auto_reset == "no":
+            self._auto_reset = False
+        elif auto_reset is True or auto_reset == "yes":
+            self._auto_reset = True
+        else:
+            raise ValueError(f"Unsupported value for `auto_reset` {auto_reset}")
+        assert self._size != 0, "Size cannot be 0"
+        assert not reader_meta or self._size < 0, "When reader_name is provided, size should not be set"
+        assert not reader_meta or not last_batch_padded, "When reader_name is provided, last_batch_padded should not be set"
+        if self._size < 0 and not reader_meta:
+            self._policy, self._padded = "FILL", False
+        self._reader = reader_meta is not None
+        self._counter = 0
+        if self._reader:
+            n, shards = reader_meta["epoch_size"], reader_meta["number_of_shards"]
+            self._shards = shards
+            self._padded = reader_meta["pad_last_batch"]
+            self._stick = reader_meta["stick_to_shard"]
+            self._shard_id = reader_meta["shard_id"]
+            if self._policy == "DROP":
+                self._size = n // shards
+            elif self._padded:
+                self._size = reader_meta["epoch_size_padded"] // shards
+            else:
+                per_shard = -(-n // shards)
+                self._size = -(-per_shard // batch_size) * batch_size
+            self._counter_per_shard = [0] * shards
+            self._shard_sizes = [(i + 1) * n // shards - i * n // shards for i in range(shards)]
+            self._shard_sizes_initial = list(self._shard_sizes)
+        self._ever_consumed = False
+        self._first_batch = None
+        if prepare_first_batch:
+            try:
+                self._first_batch = DaliTorchIterator.__next__(self)
+                self._ever_consumed = False
+            except StopIteration:
+                raise RuntimeError(
+                    "It seems that there is no data in the pipeline. This may happen if `last_batch_policy` "
+                    "is set to PARTIAL and the requested batch size is greater than the shard size.") from None
+
+    def _end_iteration(self):
+        if self._auto_reset:
+            self.reset()
+        raise StopIteration
+
+    def _advance(self, dry_run=False):
+        """Count the batch just taken; True when it is the incomplete last batch DROP leaves out."""
+        counter = self._counter + self.batch_size
+        should_end = False
+        if self._policy == "DROP":
+            if self._reader:
+                should_end = any(c + counter > s for c, s in zip(self._counter_per_shard, self._shard_sizes))
+            else:
+                should_end = counter > self._size
+        if not dry_run:
+            self._counter = counter
+            if should_end:
+                self._end_iteration()
+        return should_end
+
+    def _take(self):
+        if self._size > 0 and self._counter >= self._size:
+            self._end_iteration()
+        try:
+            outputs = next(self._pipe)
+        except StopIteration:
+            if self._size < 0 and self._auto_reset:
+                self.reset()
+            raise
+        return outputs
+
+    def __next__(self):
+        self._ever_consumed = True
+        if self._first_batch is not None:
+            batch, self._first_batch = self._first_batch, None
+            return batch
+        outputs = self._take()
+        batch = {name: out.torch() for name, out in zip(self.output_map, outputs)}
+        self._advance()
+        keep = self.batch_size
+        if self._reader:
+            if self._policy == "PARTIAL":
+                keep = self.batch_size - (self._counter - self._shard_sizes_initial[self._shard_id])
+        elif self._policy == "PARTIAL" and self._size > 0 and self._counter > self._size:
+            keep = (self.batch_size - (self._counter - self._size)) % self.batch_size or self.batch_size
+        if keep < self.batch_size:
+            batch = {name: t[0:keep] for name, t in batch.items()}
+        return [batch]
+
+    def next(self):
+        self._ever_consumed = True
+        return self.__next__()
+
+    def reset(self):
+        if self._policy == "DROP":
+            should_end = self._advance(dry_run=True)
+            already_ended = self._size > 0 and self._counter >= self._size
+            if should_end and not already_ended:
+                self._take()
+                counter = self._counter
+                self._counter = counter + self.batch_size
+        if self._counter >= self._size or self._size < 0:
+            if self._policy == "FILL" and not self._padded:
+                if self._reader:
+                    self._counter -= min(self._counter_per_shard)
+                    self._counter_per_shard = [c + self._counter - s for c, s in zip(self._counter_per_shard, self._shard_sizes)]
+                    self._counter = min(self._counter_per_shard)
+                else:
+                    self._counter = self._counter % self._size
+            else:
+                self._counter = 0
+            if self._reader:
+                if not self._stick:
+                    self._shard_id = (self._shard_id + 1) % self._shards
+                if self._policy == "FILL" and not self._padded:
+                    if not self._stick:
+                        self._shard_sizes = self._shard_sizes[-1:] + self._shard_sizes[:-1]
+                    left = [s - c for s, c in zip(self._shard_sizes, self._counter_per_shard)]
+                    self._size = -(-max(left) // self.batch_size) * self.batch_size
+                    if self._size == 0:
+                        self._counter_per_shard = [0] * self._shards
+                        self._counter = 0
+                        self._shard_sizes = self._shard_sizes[-1:] + self._shard_sizes[:-1]
+                        self._size = -(-max(self._shard_sizes) // self.batch_size) * self.batch_size
+
+    def __iter__(self):
+        if self._counter != 0 and self._ever_consumed:
+            self.reset()
+        return self
+
+    @property
+    def size(self):
+        return self._size
+
+    def __len__(self):
+        if self._policy != "DROP":
+            return -(-self.size // self.batch_size)
+        return self.size // self.batch_size
+
+
+class DaliDataloader(DaliTorchIterator):
+
+    def __init__(self,
+                 tfrec_filenames,
+                 tfrec_idx_filenames,
+                 shard_id=0,
+                 num_shards=1,
+                 batch_size=128,
+                 num_threads=4,
+                 resize=256,
+                 crop=224,
+                 prefetch=2,
+                 training=True,
+                 gpu_aug=False,
+                 cuda=True):
+        def pipe_batches(*, batch_size=batch_size, num_threads=num_threads, device_id=torch.cuda.current_device() if cuda else None, seed=1024):
+            ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
+            rng = ndd.random.RNG(seed=seed)
+            reader = ndd.readers.TFRecord(path=tfrec_filenames,
+                                         index_path=tfrec_idx_filenames,
+                                         random_shuffle=training,
+                                         shard_id=shard_id,
+                                         num_shards=num_shards,
+                                         initial_fill=10000,
+                                         read_ahead=True,
+                                         prefetch_queue_depth=prefetch,
+                                         features={
+                                             'image/encoded': tfrec.FixedLenFeature((), tfrec.string, ""),
+                                             'image/class/label': tfrec.FixedLenFeature([1], tfrec.int64, -1),
+                                         }, seed=seed)
+
+            # the code above runs when the pipeline is made, as in pipeline mode
+            def batches():
+                while True:
+                    for inputs in reader.next_epoch(batch_size=batch_size):
+                        with ctx:
+                            images = inputs["image/encoded"]
+
+                            if training:
+                                images = ndd.decoders.image(images, device='gpu' if gpu_aug else 'cpu', output_type=types.RGB)
+                                images = ndd.random_resized_crop(images, size=crop, device='gpu' if gpu_aug else 'cpu', batch_size=batch_size, rng=rng)
+                                flip_lr = ndd.random.coin_flip(probability=0.5, batch_size=batch_size, rng=rng)
+                            else:
+                                # decode jpeg and resize
+                                images = ndd.decoders.image(images, device='gpu' if gpu_aug else 'cpu', output_type=types.RGB)
+                                images = ndd.resize(images,
+                                                   device='gpu' if gpu_aug else 'cpu',
+                                                   resize_x=resize,
+                                                   resize_y=resize,
+                                                   dtype=types.FLOAT,
+                                                   interp_type=types.INTERP_TRIANGULAR)
+                                flip_lr = False
+
+                            # center crop and normalise
+                            images = ndd.crop_mirror_normalize(images,
+                                                              dtype=types.FLOAT,
+                                                              crop=(crop, crop),
+                                                              mean=[127.5],
+                                                              std=[127.5],
+                                                              mirror=flip_lr)
+                            label = inputs["image/class/label"] - 1    # 0-999
+                            if cuda:    # transfer data to gpu
+                                pipe_outputs = images.gpu(), label.gpu()
+                            else:
+                                pipe_outputs = images, label
+                            outputs = pipe_outputs
+                        yield outputs
+
+            return batches()
+
+        pipe = pipe_batches()
+        last_batch_policy = LastBatchPolicy.DROP if training else LastBatchPolicy.PARTIAL
+        super().__init__(pipe, ["data", "label"], batch_size=batch_size, reader_meta=ndd.readers.TFRecord(path=tfrec_filenames, index_path=tfrec_idx_filenames, shard_id=shard_id, num_shards=num_shards, features={
+                                         'image/encoded': tfrec.FixedLenFeature((), tfrec.string, ""),
+                                         'image/class/label': tfrec.FixedLenFeature([1], tfrec.int64, -1),
+                                     }).get_metadata(), auto_reset=True, last_batch_policy=last_batch_policy.name)
+
+    def __iter__(self):
+        # if not reset (after an epoch), reset; if just initialize, ignore
+        if self._counter >= self._size or self._size < 0:
+            self.reset()
+        return self
+
+    def __next__(self):
+        data = super().__next__()
+        img, label = data[0]['data'], data[0]['label']
+        label = label.squeeze()
+        return img, label
+
+
+def build_dali_imagenet(root, train_batch_size, test_batch_size, rank=0, world_size=1):
+    train = DaliDataloader(sorted(glob.glob(os.path.join(root, 'train/*'))),
+                           sorted(glob.glob(os.path.join(root, 'idx_files/train/*'))),
+                           batch_size=train_batch_size,
+                           shard_id=rank,
+                           num_shards=world_size,
+                           training=True,
+                           cuda=torch.cuda.is_available())
+    test = DaliDataloader(sorted(glob.glob(os.path.join(root, 'validation/*'))),
+                          sorted(glob.glob(os.path.join(root, 'idx_files/validation/*'))),
+                          batch_size=test_batch_size,
+                          shard_id=rank,
+                          num_shards=world_size,
+                          training=False,
+                          cuda=torch.cuda.is_available())
+    return train, test
