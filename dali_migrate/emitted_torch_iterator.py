@@ -374,10 +374,24 @@ class PrefetchedPipeline:
     """
 
     def __init__(self, generator, prefetch_queue_depth=2, exec_pipelined=True):
+        import weakref  # (here: the class is copied into files whose imports stay as they are)
+
         self._generator, self._depth, self._pipelined = generator, prefetch_queue_depth, exec_pipelined
         self._queue = []
         self._first_iter, self._last_iter = True, False
         self._ever_scheduled = False  # the iterator's: its first batch fills the queue first
+        # Batches drawn ahead that nobody reads may still be computed by dynamic mode's worker
+        # thread when the program ends; DALI 2.4 aborts the process if that thread is stopped
+        # inside an operator ("terminate called without an active exception"), where the
+        # pipeline exited cleanly. They are finished first, at exit (or when this is collected).
+        weakref.finalize(self, type(self)._finish, self._queue)
+
+    @staticmethod
+    def _finish(queue):
+        for outputs in queue:
+            for out in outputs if isinstance(outputs, (tuple, list)) else (outputs,):
+                if hasattr(out, "evaluate"):
+                    out.evaluate()
 
     def _draw(self):
         outputs = next(self._generator)

@@ -372,11 +372,15 @@ def verdict(conv: tuple, orig: tuple) -> str:
 
 
 def run_rows(rows: list, conv_root: Path, orig_root: Path, work: Path, timeout: float,
-             jobs: Optional[int]) -> None:
-    """Fill the run columns of the rows of fully converted files."""
+             jobs: Optional[int], examples_data: bool = False) -> None:
+    """Fill the run columns of the rows of fully converted files. ``examples_data``: the corpus
+    is DALI's docs/examples, whose files read ``../../data/...``: a stand-in is laid out there."""
     todo = [r for r in rows if r.cls == "full" and r.compiles == "ok"]
     if not todo:
         return
+    if examples_data:
+        for root in (conv_root, orig_root):
+            standin.build_examples_data(root)
     scripts, wanted = {}, set()
     for r in todo:
         try:
@@ -419,7 +423,7 @@ def run_rows(rows: list, conv_root: Path, orig_root: Path, work: Path, timeout: 
 
 
 def measure(corpus: Path, jobs: Optional[int] = None, run: bool = True,
-            timeout: float = RUN_TIMEOUT) -> tuple[list, int, list]:
+            timeout: float = RUN_TIMEOUT, examples_data: bool = False) -> tuple[list, int, list]:
     """(rows sorted by path, files skipped, [(path, traceback)] of codemod bugs)."""
     with tempfile.TemporaryDirectory(prefix="dali-corpus-") as tmp:
         root = Path(tmp) / "corpus"
@@ -455,7 +459,7 @@ def measure(corpus: Path, jobs: Optional[int] = None, run: bool = True,
             rows.append(row)
         rows.sort(key=lambda row: row.path)
         if run:
-            run_rows(rows, root, originals, Path(tmp), timeout, jobs)
+            run_rows(rows, root, originals, Path(tmp), timeout, jobs, examples_data)
         return rows, skipped, sorted(bugs)
 
 
@@ -480,7 +484,7 @@ ABOUT = ("How much of real pipeline-mode code `dali-migrate convert` converts, m
 
 def render(rows: list, skipped: int, bugs: list, *, commit: str, date: str, source: str,
            ran: bool = True, timeout: float = RUN_TIMEOUT, mpl: str = "", title: str = TITLE,
-           about: str = ABOUT) -> str:
+           about: str = ABOUT, examples_data: bool = False) -> str:
     total = len(rows)
     counts = collections.Counter(row.cls for row in rows)
     out = [
@@ -505,6 +509,12 @@ def render(rows: list, skipped: int, bugs: list, *, commit: str, date: str, sour
             "  the same content). A file that names a DALI_extra path the stand-in lacks is",
             f"  **not run**. Plots: {mpl or matplotlib_note()}.",
         ]
+        if examples_data:
+            out += [
+                "- The examples' own `data/` folder (`../../data/images`, `../../data/audio`) is a",
+                "  stand-in too (`dali_extra_standin.build_examples_data`): two of the fixtures' JPEG class",
+                "  folders with a `file_list.txt` of `<class>/<file> <label>` lines, and their WAVs.",
+            ]
     else:
         out.append("- Nothing is run (`--no-run`): **not run**.")
     out += [
@@ -606,15 +616,24 @@ def main(argv: Optional[list] = None) -> int:
     ap.add_argument("-j", "--jobs", type=int, default=None, help="conversions and runs at a time")
     ap.add_argument("--no-run", dest="run", action="store_false", help="do not run the full conversions")
     ap.add_argument("--run-timeout", type=float, default=RUN_TIMEOUT, help="seconds per run [%(default)s]")
+    ap.add_argument("--examples-data", dest="examples_data", action="store_true", default=None,
+                    help="lay out a stand-in for docs/examples/data beside the corpus's files "
+                         "[default: on for DALI's examples (the default --title/--about)]")
+    ap.add_argument("--no-examples-data", dest="examples_data", action="store_false")
     args = ap.parse_args(argv)
     if not args.path.exists():
         ap.error(f"{args.path} does not exist")
+    dali_examples = (args.title, args.about) == (TITLE, ABOUT)
     if args.source is None:  # (another corpus, described by its own --title/--about, is not DALI's)
-        args.source = "NVIDIA/DALI docs/examples" if (args.title, args.about) == (TITLE, ABOUT) else str(args.path)
+        args.source = "NVIDIA/DALI docs/examples" if dali_examples else str(args.path)
+    if args.examples_data is None:
+        args.examples_data = dali_examples
     date = args.date or datetime.datetime.now(datetime.timezone.utc).date().isoformat()
-    rows, skipped, bugs = measure(args.path, jobs=args.jobs, run=args.run, timeout=args.run_timeout)
+    rows, skipped, bugs = measure(args.path, jobs=args.jobs, run=args.run, timeout=args.run_timeout,
+                                  examples_data=args.examples_data)
     page = render(rows, skipped, bugs, commit=args.commit, date=date, source=args.source,
-                  ran=args.run, timeout=args.run_timeout, title=args.title, about=args.about)
+                  ran=args.run, timeout=args.run_timeout, title=args.title, about=args.about,
+                  examples_data=args.examples_data and args.run)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(page, encoding="utf-8")
     counts = collections.Counter(r.cls for r in rows)

@@ -226,6 +226,49 @@ def build(dest: Path, wanted: Iterable[str] = ()) -> dict:
     return absent
 
 
+#: DALI's docs/examples/data (beside the examples, read as ``../../data/images`` and the like):
+#: folder -> (fixture folder of the same format, the list file DALI keeps there, its lines' pattern)
+EXAMPLES_DATA = {
+    "images": ("images", "file_list.txt"),  # class folders of JPEGs, "<class>/<file> <label>" lines
+    "audio/wav": ("audio", None),  # WAVs; DALI's audio/file_list.txt lists "wav/<file> <label>"
+}
+
+
+def build_examples_data(root: Path) -> dict:
+    """Lay out a stand-in for DALI's ``docs/examples/data`` in ``root/data`` (the examples sit two
+    folders below it and read ``../../data/images/file_list.txt``, ``../../data/audio``): two of
+    the fixtures' JPEG class folders with a ``file_list.txt`` of ``<class>/<file> <label>`` lines, as
+    DALI's has, and their WAVs in ``audio/wav`` with ``audio/file_list.txt``. Same formats, not the
+    same content. Returns {folder: why it is absent}; nothing is made where ``root/data`` exists."""
+    data = Path(root) / "data"
+    if data.exists():
+        return {}
+    fixtures = data.parent / ".examples-data-fixtures"
+    manifest = load_generator().generate(fixtures, force=True)
+    absent = {}
+    for folder, (fixture, _) in EXAMPLES_DATA.items():
+        if fixture in manifest.get("skipped", {}):
+            absent[folder] = f"fixture {fixture} not generated: {manifest['skipped'][fixture]}"
+            continue
+        src = fixtures / fixture
+        dst = data / folder
+        if folder == "audio/wav":  # one folder of WAVs, as DALI's
+            dst.mkdir(parents=True)
+            for wav in sorted(src.rglob("*.wav")):
+                shutil.copy2(wav, dst / wav.name)
+            names = sorted(p.name for p in dst.iterdir())
+            (data / "audio" / "file_list.txt").write_text("".join(f"wav/{n} {i}\n" for i, n in enumerate(names)))
+            continue
+        # two class folders, as DALI's (dog, kitten: the examples check that labels are 0 or 1)
+        classes = sorted(d.name for d in src.iterdir() if d.is_dir())[:2]
+        for c in classes:
+            shutil.copytree(src / c, dst / c)
+        lines = [f"{c}/{f.name} {label}" for label, c in enumerate(classes) for f in sorted((dst / c).iterdir())]
+        (dst / "file_list.txt").write_text("".join(line + "\n" for line in lines))
+    shutil.rmtree(fixtures, ignore_errors=True)
+    return absent
+
+
 def missing(tree: Path, paths: Iterable[str]) -> list:
     """The ``paths`` (DALI_extra-relative; glob patterns allowed) that ``tree`` does not hold."""
     out = []

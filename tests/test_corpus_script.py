@@ -275,3 +275,61 @@ def test_a_python_error_is_the_failure_even_when_the_exit_aborts(tmp_path):
     assert corpus_rate.run_script(raises, env, 30, {}) == (False, "LookupError: no decorator left")
     ok, what = corpus_rate.run_script(aborts, env, 30, {})
     assert not ok and what.startswith("killed by signal 6")
+
+
+# DALI's examples read their own data folder (`../../data/images/file_list.txt`), beside them
+READS_EXAMPLES_DATA = '''\
+import os
+import numpy as np
+from nvidia.dali import pipeline_def
+import nvidia.dali.fn as fn
+
+images_dir = "../../data/images/"
+with open(images_dir + "file_list.txt") as f:
+    first = f.readline().split()[0]
+assert os.path.exists(images_dir + first), first
+
+
+@pipeline_def(batch_size=2, num_threads=1, device_id=None)
+def files_pipe():
+    jpegs, labels = fn.readers.file(file_root=images_dir, file_list=images_dir + "file_list.txt")
+    return fn.decoders.image(jpegs), labels
+
+
+pipe = files_pipe()
+pipe.build()
+images, labels = pipe.run()
+# (read: dynamic mode may still be computing a batch nobody reads when the program ends, and DALI
+# 2.4 then aborts the process; docs/troubleshooting.md)
+print(np.array(images.at(1)).shape, np.array(labels.as_tensor()).ravel().tolist())
+'''
+
+
+def test_examples_read_a_stand_in_for_their_data_folder(tmp_path):
+    corpus = tmp_path / "examples"
+    (corpus / "frameworks" / "pytorch").mkdir(parents=True)
+    (corpus / "frameworks" / "pytorch" / "external.py").write_text(READS_EXAMPLES_DATA)
+    page = _run(corpus, tmp_path / "rate.md")
+    assert _row(page, "frameworks/pytorch/external.py")[1::4] == ["full", "ok"]
+    assert "The examples' own `data/` folder" in page
+    # another corpus (its own --title/--about) gets no such folder unless asked
+    other = _run(corpus, tmp_path / "other.md", "--title", "T", "--about", "A")
+    assert _row(other, "frameworks/pytorch/external.py")[5] == "both fail: needs data at ../../data/images/file_list.txt"
+    assert "The examples' own `data/` folder" not in other
+
+
+def test_examples_data_stand_in_lists_what_it_holds(tmp_path):
+    sys.path.insert(0, str(SCRIPT.parent))
+    try:
+        import dali_extra_standin
+    finally:
+        sys.path.remove(str(SCRIPT.parent))
+    assert dali_extra_standin.build_examples_data(tmp_path) == {}
+    data = tmp_path / "data"
+    for folder in ("images", "audio"):
+        lines = (data / folder / "file_list.txt").read_text().splitlines()
+        assert lines and all(len(line.split()) == 2 and (data / folder / line.split()[0]).is_file() for line in lines)
+    labels = {line.split()[0].split("/")[0]: int(line.split()[1]) for line in (data / "images" / "file_list.txt").read_text().splitlines()}
+    assert sorted(labels.values()) == [0, 1]  # two class folders, one label each, as DALI's
+    assert not (tmp_path / ".examples-data-fixtures").exists()
+    assert dali_extra_standin.build_examples_data(tmp_path) == {}  # a data folder that exists is left as it is

@@ -364,3 +364,41 @@ def test_loader_returned_by_a_function_gives_the_same_epochs(tmp_path):
     got = epochs(converted)
     assert [len(e) for e in want] == [3, 3, 3]
     assert got == want
+
+
+# Batches PrefetchedPipeline drew ahead, still being computed by native ndd's worker thread when
+# the program ends: DALI 2.4 aborts the process there unless they are finished first.
+LEFT_IN_FLIGHT = '''\
+import numpy as np
+import nvidia.dali.experimental.dynamic as ndd
+
+
+def batches():
+    ctx = ndd.EvalContext(num_threads=2, device_id=None)
+    images = [np.random.default_rng(i).integers(0, 255, (600, 800, 3), dtype=np.uint8) for i in range(8)]
+    while True:
+        with ctx:
+            x = ndd.resize(ndd.as_batch(images, layout="HWC"), resize_x=1200, resize_y=900)
+            y = ndd.gaussian_blur(x, window_size=15)
+        yield (y,)
+
+
+{cls}
+
+pipe = PrefetchedPipeline(batches(), prefetch_queue_depth=3)
+print(pipe.share_outputs()[0].batch_size)
+'''
+
+
+def test_batches_drawn_ahead_do_not_abort_the_program_at_exit(tmp_path):
+    import subprocess
+
+    from dali_migrate.rules.torch_iterator import PREFETCHED, class_source
+
+    script = tmp_path / "left_in_flight.py"
+    script.write_text(LEFT_IN_FLIGHT.format(cls=class_source(PREFETCHED, cls=PREFETCHED)))
+    env = {**os.environ, "CUDA_VISIBLE_DEVICES": ""}
+    for _ in range(2):  # (without the finisher DALI 2.4 aborts every time here)
+        proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=120)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        assert proc.stdout.strip() == "8"
