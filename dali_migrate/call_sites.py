@@ -16,7 +16,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from dali_migrate import changed_in_place, cst_walk, iterator_subclasses
-from dali_migrate.cst_util import code, one_line, one_line_statement
+from dali_migrate.cst_util import code, dotted, one_line, one_line_statement
 from dali_migrate.parents import Parents
 from dali_migrate.pipeline_analysis import NOT_CONVERTED, PERF_ONLY, SETTINGS, PipelineInfo, CPU_ONLY_DEVICE_REASON, cpu_only_device
 from dali_migrate.rules import batch_device_check as device_check
@@ -1832,6 +1832,10 @@ def _plan_expr(node, kind, parents, state, site, pipe_rules, batch_rules, p: Pla
                 return
             if pipe_lists.plan_object_list(node, site, parents, pipe_rules, p):
                 return
+            nnabla = _nnabla_iterator(node, parents, site.names)
+            if nnabla is not None:
+                p.blockers.append((stmt, nnabla))
+                return
             undefined = _undefined_callee(node, parents)
             if undefined is not None:
                 p.blockers.append((stmt, f"the pipeline object `{state.var}` is given to {undefined}(), a name this file neither "
@@ -2013,6 +2017,30 @@ def _sample_copy_read_by_numpy(copy, method, parents: Parents, site) -> bool:
 _OLD_METHOD_NAMES = {"asCPU": "as_cpu"}
 
 _PROXY_SERVER = "nvidia.dali.plugin.pytorch.experimental.proxy.DALIServer"
+
+
+def _nnabla_iterator(node, parents: Parents, names) -> Optional[str]:
+    """Why the pipeline ``node``, given to nnabla's ``DaliIterator`` (Sony's nnabla-ext-cuda,
+    ``nnabla_ext.cuda.experimental.dali_iterator``), stays as it is; else None. That class runs the
+    pipeline object itself and copies each output into an nnabla array, as MXNet's iterator does."""
+    arg = parents.of(node)
+    call = parents.of(arg) if isinstance(arg, cst.Arg) and arg.value is node else None
+    path = dotted(call.func) if isinstance(call, cst.Call) else None
+    if path is None or not path.endswith("DaliIterator"):
+        return None
+    head = path.split(".")[0]
+    # (dali_imports follows DALI's own imports only): the file's `from nnabla_ext... import x`
+    bound = [
+        imp for imp in parents.find(cst.ImportFrom)
+        if imp.module is not None and code(imp.module).startswith("nnabla_ext") and not isinstance(imp.names, cst.ImportStar)
+        and any((a.asname.name.value if a.asname else code(a.name).split(".")[0]) == head for a in imp.names)
+    ]
+    if not bound:
+        return None
+    return ("the pipeline is given to nnabla's DaliIterator (nnabla_ext.cuda.experimental.dali_iterator), which runs "
+            "the pipeline object itself: keep this pipeline in pipeline mode, or iterate the converted generator and "
+            "make each output an nnabla array via DLPack (nnabla.utils.dlpack.from_dlpack(ndd.as_tensor(out).__dlpack__())), "
+            "by hand")
 
 
 def _undefined_callee(node, parents: Parents) -> Optional[str]:

@@ -347,3 +347,22 @@ def test_a_pipeline_given_to_a_name_the_file_never_binds_says_so():
     # bound some other way (an assignment): the generic marker, no claim about NameError
     bound = src.replace("def loader(root):", "DALIClassificationIterator = list\n\n\ndef loader(root):")
     assert "neither defines nor imports" not in convert(bound, header="")
+
+
+def test_a_pipeline_given_to_nnablas_dali_iterator_says_what_to_do():
+    # Sony's nnabla examples: nnabla-ext-cuda's DaliIterator runs the pipeline object itself
+    src = (
+        "from nvidia.dali import fn, pipeline_def\n"
+        "from nnabla_ext.cuda.experimental import dali_iterator\n\n\n"
+        "@pipeline_def(batch_size=2, num_threads=1, device_id=None)\n"
+        "def p(root):\n    jpegs, labels = fn.readers.file(file_root=root)\n    return jpegs, labels\n\n\n"
+        "def loader(root):\n    pipe = p(root)\n    return dali_iterator.DaliIterator(pipe)\n"
+    )
+    out = convert(src, header="")
+    assert "@pipeline_def" in out
+    assert "given to nnabla's DaliIterator (nnabla_ext.cuda.experimental.dali_iterator)" in out, out
+    assert "nnabla.utils.dlpack.from_dlpack(ndd.as_tensor(out).__dlpack__())" in out
+    # a DaliIterator of another package: the usual marker
+    other = src.replace("from nnabla_ext.cuda.experimental import dali_iterator", "import dali_iterator")
+    assert "nnabla's DaliIterator" not in convert(other, header="")
+    assert "cannot follow" in convert(other, header="")
