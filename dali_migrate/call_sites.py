@@ -2129,7 +2129,8 @@ def _iterator_call(node, parents, site):
         if derived is None:
             return None
         q = derived[1]
-    first = call.args[0] if call.args else None
+    skip = iterator_subclasses.skipped(call, parents, site.names)  # the subclass's own parameters come first
+    first = call.args[skip] if len(call.args) > skip else None
     if cur is not first and not (cur.keyword is not None and cur.keyword.value == "pipelines"):
         return None
     return call, q

@@ -21,6 +21,11 @@ DALI's calls them: ``self.reset()`` and ``next()`` through the instance, the fir
 class itself), DALI's counters ``_counter`` and ``_size`` read (not set: the emitted class keeps them
 as DALI's base iterator does), and attributes of its own that neither base class uses.
 
+Its ``__init__`` may take parameters of its own before ``*args`` (timescale-diffusion's
+``LightningWrapper(periodic, *kargs, **kvargs)``, called ``LightningWrapper(self.periodic, pipe,
+...)``), without defaults and named unlike the iterator's: a call gives them first, by position
+(:func:`leading`, :func:`skipped`), and the converted call keeps them there.
+
 A class may also make its pipeline itself, as ColossalAI's loaders do::
 
     class DaliDataloader(DALIClassificationIterator):
@@ -229,13 +234,34 @@ def _binds(ref, parents) -> bool:
     return _is_target(ref, parents) or isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.ImportAlias, cst.Param, cst.Global, cst.Nonlocal))
 
 
+def leading(cls: cst.ClassDef) -> tuple:
+    """The names of the parameters of the class's own that its ``__init__`` takes before ``*args``
+    (``def __init__(self, periodic, *kargs, **kvargs)``: ``("periodic",)``): a call gives them
+    first, and the iterator's arguments after them. () for (self, *args, **kwargs) or no __init__."""
+    init = next((f for f in cls.body.body if isinstance(f, cst.FunctionDef) and f.name.value == "__init__"), None)
+    if init is None or not isinstance(init.params.star_arg, cst.Param):
+        return ()
+    return tuple(q.name.value for q in init.params.params[1:])
+
+
+def skipped(call: cst.Call, parents, names) -> int:
+    """How many of ``call``'s first arguments go to parameters of the class's own (:func:`leading`):
+    the iterator's arguments start after them (0 for DALI's iterators and a ``super().__init__``)."""
+    if parents is None or names is None or own_init(call, parents):
+        return 0
+    found = resolve(call.func, parents, names)
+    return len(leading(found[0])) if found is not None else 0
+
+
 def _pass_through(init: cst.FunctionDef, parents) -> Optional[str]:
     """Why ``__init__`` does not hand all of its arguments to the base, once, or None: only then does
     the call bind them as the base iterator's call does."""
     p = init.params
     star, kw = p.star_arg, p.star_kwarg
-    if p.posonly_params or len(p.params) != 1 or p.kwonly_params or not isinstance(star, cst.Param) or kw is None:
-        return "__init__ takes arguments other than (self, *args, **kwargs)"
+    if p.posonly_params or not p.params or p.kwonly_params or not isinstance(star, cst.Param) or kw is None or any(
+        q.default is not None for q in p.params[1:]
+    ):
+        return "__init__ takes arguments other than (self, [parameters of its own without defaults,] *args, **kwargs)"
     calls = [s for s in parents.names("super") if parents.contains(init, s)]
     inits = [parents.of(parents.of(s)) for s in calls]
     inits = [parents.of(a) for a in inits if isinstance(a, cst.Attribute) and a.attr.value == "__init__"]

@@ -40,7 +40,7 @@ from typing import Optional
 import libcst as cst
 import libcst.matchers as m
 
-from dali_migrate import call_sites
+from dali_migrate import call_sites, iterator_subclasses
 from dali_migrate.cst_util import code, dotted, one_line_statement
 from dali_migrate.rules.pipe_epoch_size import _SIMPLE
 
@@ -128,7 +128,8 @@ def members(call: cst.Call, site) -> Optional[list]:
     """The sites of the pipelines an iterator call gets as a list (``It([pipe0, pipe1], ...)`` or
     ``It(pipes, ...)`` for a comprehension's list), or None when it gets one pipeline.
     An element that is not a pipeline variable assigned once in the scope gives None in its place."""
-    arg = call.args[0] if call.args and call.args[0].keyword is None else next(
+    k = iterator_subclasses.skipped(call, site.parents, site.names)  # a subclass's own parameters first
+    arg = call.args[k] if len(call.args) > k and call.args[k].keyword is None else next(
         (a for a in call.args if a.keyword is not None and a.keyword.value == "pipelines"), None
     )
     value = arg.value if arg is not None else None

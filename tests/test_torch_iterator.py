@@ -876,3 +876,29 @@ def test_iterator_subclass_making_its_own_pipeline_matches(case, tmp_path, fixtu
     got = converted.epochs(root, 3)
     assert sum(isinstance(x, tuple) and isinstance(x[0], torch.Tensor) for x in want) >= 6
     _same(want, got)
+
+
+def test_iterator_subclass_with_a_parameter_of_its_own_matches(tmp_path, fixture_data):
+    """timescale-diffusion's LightningWrapper(periodic, *kargs, **kvargs): the class's own argument
+    comes first in its calls, the iterator's after it; the converted call keeps it there."""
+    source = SUBCLASS_SOURCE.format(
+        iterator="DALIClassificationIterator", args='squeeze, pipe, reader_name="Reader", last_batch_policy=LastBatchPolicy.PARTIAL',
+        pad=False, bs=4, loop=SUBCLASS_FOR, threads=ndd.get_num_threads(),
+    ).replace(
+        "        def __init__(self, *kargs, **kvargs):\n            super().__init__(*kargs, **kvargs)\n",
+        "        def __init__(self, squeeze, *kargs, **kvargs):\n            super().__init__(*kargs, **kvargs)\n            self.squeeze = squeeze\n",
+    ).replace('if k != "label" else', 'if k != "label" or not self.squeeze else').replace(
+        "def epochs(root, n):\n", "def epochs(root, n, squeeze=True):\n")
+    assert "self.squeeze = squeeze" in source and "Wrapper(squeeze, pipe," in source
+    result = convert_source(source)
+    assert not result.markers, result.output
+    assert "class Wrapper(DaliTorchIterator):" in result.output
+    assert 'Wrapper(squeeze, pipe, ["data", "label"], batch_size=4, reader_meta=' in result.output, result.output
+    original = _load(tmp_path, "original_own_param", to_cpu(source))
+    converted = _load(tmp_path, "converted_own_param", to_cpu(result.output))
+    root = str(fixture_data / "images")
+    for squeeze in (True, False):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            want = original.epochs(root, 2, squeeze)
+        _same(want, converted.epochs(root, 2, squeeze))

@@ -223,11 +223,12 @@ SOURCE_EDITS = (
 _NONE_DEFAULTS = frozenset({"reader_name", "fill_last_batch"})
 
 
-def _args(call: cst.Call, kind: str, fw: Framework = TORCH):
-    """{parameter: expression} as the iterator's signature binds them, or a reason."""
+def _args(call: cst.Call, kind: str, fw: Framework = TORCH, skip: int = 0):
+    """{parameter: expression} as the iterator's signature binds them, or a reason. ``skip``: the
+    first arguments go to a subclass's own parameters (iterator_subclasses.leading)."""
     params = fw.params[kind]
     bound = {}
-    for i, arg in enumerate(call.args):
+    for i, arg in enumerate(call.args[skip:]):
         if arg.star:
             return f"{_short(kind, fw)}(...) with *args/**kwargs: convert by hand"
         if arg.keyword is None:
@@ -403,7 +404,8 @@ def _group(call: cst.Call, site, kind: str, fw: Framework):
     list), None when it gets one pipeline, or a reason (str)."""
     members = pipe_lists.members(call, site)
     if members is None:
-        pipes = call.args[0].value if call.args else None
+        k = iterator_subclasses.skipped(call, site.parents, site.names)
+        pipes = call.args[k].value if len(call.args) > k else None
         if isinstance(pipes, (cst.List, cst.Tuple)) and len(pipes.elements) != 1:
             return f"{_short(kind, fw)} over an empty list of pipelines"
         return None
@@ -432,11 +434,19 @@ def _plan(call: cst.Call, site, fw: Framework = TORCH):
 def _planned(call: cst.Call, site, fw: Framework):
     q, subclass = _iterator(call, site, fw)
     kind = fw.iterators[q]
+    skip = iterator_subclasses.skipped(call, site.parents, site.names)
     if subclass is not None:
         reason = iterator_subclasses.problem(subclass, call, site.parents)
         if reason:
             return reason
-    bound = _args(call, kind, fw)
+        what = f"class {subclass.name.value} (derived from the DALI iterator)"
+        clash = sorted(set(iterator_subclasses.leading(subclass)) & set(fw.params[kind]))
+        if clash and not iterator_subclasses.own_init(call, site.parents):
+            # (a keyword argument of that name would go to the class's parameter, not the iterator's)
+            return f"{what}: its own parameter `{clash[0]}` is also a parameter of {_short(kind, fw)}: convert by hand"
+        if any(arg.keyword is not None or arg.star for arg in call.args[:skip]):
+            return f"{what}: its own parameters are not all given first, by position, here: convert by hand"
+    bound = _args(call, kind, fw, skip)
     if isinstance(bound, str):
         return bound
     group = _group(call, site, kind, fw)
@@ -632,6 +642,9 @@ def blocker(call, site, fw: Framework = TORCH):
 
 def _rewrite(call, receiver, site, fw: Framework = TORCH):
     new, output_map, group, source = _plan(call, site, fw)
+    qualified, subclass = _iterator(call, site, fw)
+    skip = iterator_subclasses.skipped(call, site.parents, site.names)
+    own, call = call.args[:skip], call.with_changes(args=call.args[skip:])  # a subclass's own arguments stay first
     pipe = call.args[0].value
     if isinstance(pipe, (cst.List, cst.Tuple)) and group is None:
         pipe = pipe.elements[0].value
@@ -641,10 +654,9 @@ def _rewrite(call, receiver, site, fw: Framework = TORCH):
         wrapper = fresh_name(PREFETCHED, set(site.taken)) if PREFETCHED in site.taken else PREFETCHED
         pipe = cst.Call(cst.Name(wrapper), [cst.Arg(pipe), *(cst.Arg(value=v, keyword=cst.Name(k), equal=eq) for k, v in source)])
     args = [cst.Arg(pipe), cst.Arg(output_map)] + [cst.Arg(value=v, keyword=cst.Name(k), equal=eq) for k, v in new]
-    qualified, subclass = _iterator(call, site, fw)
     laid = _laid_out(call, args, ["pipelines", "output_map", *(k for k, _ in new)], fw.params[fw.iterators[qualified]])
     if subclass is not None:
-        return call.with_changes(args=laid)  # the class stays; its base becomes the emitted class (_also)
+        return call.with_changes(args=[*own, *laid])  # the class stays; its base becomes the emitted class (_also)
     return call.with_changes(func=cst.Name(_class_name(site, fw, multi=group is not None, source=source is not None)), args=laid)
 
 
