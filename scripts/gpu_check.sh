@@ -34,6 +34,9 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
   $py -m pytest -p no:cacheprovider -q -rs --timeout=300 \
     tests/runtime tests/test_verify_gpu.py tests/test_several_readers.py tests/multigpu \
     --junitxml="$OUT/gpu-tests.xml" 2>&1 | tail -60 | tee "$OUT/gpu-tests.txt"
+  # the GPU cases of the codemod's own tests (marked gpu: an iterator class over a GPU pipeline...)
+  $py -m pytest -p no:cacheprovider -q -rs --timeout=300 -m gpu tests/rules tests/test_torch_iterator.py \
+    --junitxml="$OUT/codemod-gpu.xml" 2>&1 | tail -20 | tee "$OUT/codemod-gpu.txt"
   DALI_MIGRATE_VERIFY_DEVICE=gpu $py -m pytest -p no:cacheprovider -q -rs --timeout=300 tests/test_verify_golden.py \
     --junitxml="$OUT/verify-gpu.xml" 2>&1 | tail -30 | tee "$OUT/verify-gpu.txt"
 fi

@@ -902,3 +902,34 @@ def test_iterator_subclass_with_a_parameter_of_its_own_matches(tmp_path, fixture
             warnings.simplefilter("ignore")
             want = original.epochs(root, 2, squeeze)
         _same(want, converted.epochs(root, 2, squeeze))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("training", [True, False])
+def test_iterator_class_making_its_own_pipeline_on_the_gpu(training, tmp_path, fixture_data):
+    """The ColossalAI loader as written for the GPU (mixed decoding, GPU resize, outputs moved with
+    .gpu()), converted and run on native ndd: the same batches on the GPU, epoch for epoch, as DALI's
+    iterator over the original pipeline, and the same counters."""
+    from dali_migrate.runtime._backend import cuda_device_count
+
+    if cuda_device_count() == 0:
+        pytest.skip("no CUDA device")
+    policy = "LastBatchPolicy.DROP if training else LastBatchPolicy.PARTIAL"
+    source = OWN_PIPELINE_SOURCE.format(threads=ndd.get_num_threads(), policy=policy, loop=OWN_NEXT, pad=not training,
+                                        args='reader_name="Reader", ', bs=4)
+    source = source.replace("images = fn.resize(images, resize_x=8, resize_y=8)",
+                            'images = fn.resize(images.gpu(), resize_x=8, resize_y=8, device="gpu")')
+    source = source.replace("training=True, cuda=False", "training=True, cuda=True").replace(
+        "for training in (True, False):", f"for training in ({training},):")
+    result = convert_source(source)
+    assert not result.markers, result.output
+    original = _load(tmp_path, f"original_own_gpu_{training}", source)
+    converted = _load(tmp_path, f"converted_own_gpu_{training}", result.output)
+    root = str(fixture_data / "images")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = original.epochs(root, 3)
+    got = converted.epochs(root, 3)
+    batches = [x for x in want if isinstance(x, tuple) and isinstance(x[0], torch.Tensor)]
+    assert len(batches) >= 6 and all(t.is_cuda for x in batches for t in x)
+    _same(want, got)
