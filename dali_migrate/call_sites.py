@@ -768,7 +768,15 @@ def _plan_uses(scope, var, assign, parents, site, pipe_rules, batch_rules, p: Pl
     own = _scope_nodes(scope, parents)
 
     def binds_var(target) -> bool:
-        return any(n.value == var for n in parents.find(cst.Name, within=target))
+        # the variable itself, alone or unpacked; not an attribute or an item of something
+        # (`self.pipe = pipe` binds no variable `pipe`: the uses after it are still this pipeline's)
+        if isinstance(target, cst.Name):
+            return target.value == var
+        if isinstance(target, (cst.Tuple, cst.List)):
+            return any(binds_var(el.value) for el in target.elements)
+        if isinstance(target, cst.StarredElement):
+            return binds_var(target.value)
+        return False
 
     # (by exact type: isinstance on libcst's classes goes through abc, and this runs over every
     # node of the scope; none of these types has subclasses)

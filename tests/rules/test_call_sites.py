@@ -366,3 +366,21 @@ def test_a_pipeline_given_to_nnablas_dali_iterator_says_what_to_do():
     other = src.replace("from nnabla_ext.cuda.experimental import dali_iterator", "import dali_iterator")
     assert "nnabla's DaliIterator" not in convert(other, header="")
     assert "cannot follow" in convert(other, header="")
+
+
+def test_an_attribute_named_like_the_pipeline_variable_does_not_end_its_uses():
+    # `self.pipe = pipe` / `cfg.pipe = ...` bind no variable `pipe`: the uses after them are still
+    # the pipeline's (they were skipped, and `pipe.run()` below stayed as written on a generator)
+    src = (
+        "from nvidia.dali import fn, pipeline_def\n\n\n"
+        "@pipeline_def(batch_size=2, num_threads=1, device_id=None)\n"
+        "def p(root):\n    jpegs, labels = fn.readers.file(file_root=root)\n    return jpegs, labels\n\n\n"
+        "def first(root, cfg):\n    pipe = p(root)\n    pipe.build()\n    cfg.pipe = 'files'\n"
+        "    return pipe.run()\n"
+    )
+    out = convert(src, header="")
+    assert "return next(pipe)" in out and "pipe.run()" not in out, out
+    # the pipeline itself stored on an attribute: a use dali-migrate cannot follow
+    stored = src.replace("cfg.pipe = 'files'", "cfg.pipe = pipe")
+    out = convert(stored, header="")
+    assert "@pipeline_def" in out and "the pipeline object `pipe` is used by `cfg.pipe = pipe`" in out, out
