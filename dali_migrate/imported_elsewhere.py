@@ -220,6 +220,37 @@ class _Judge:
         )
 
 
+def _lone_class(module: cst.Module, name: str):
+    """The module-level ``class name`` when it is the module's only binding of ``name``, else None."""
+    found = [stmt for stmt in module.body if name in bindings(stmt)]
+    return found[0] if len(found) == 1 and isinstance(found[0], cst.ClassDef) else None
+
+
+def _iterator_class(cls: cst.ClassDef, changes: "_Changes") -> bool:
+    """A class derived from a DALI iterator whose base becomes the emitted class."""
+    return len(cls.bases) == 1 and id(cls.bases[0]) in changes.iterator_bases
+
+
+def _members_dirty(cls: cst.ClassDef, dirty, reads: "_Reads", outer) -> bool:
+    """Whether a class derived from a DALI iterator that converts (:func:`_iterator_class`) gives
+    more than the iterator's surface: a method that returns, or stores where it is seen (an
+    attribute of ``self``), a pipeline, its outputs or a value made from them, or a class-level
+    statement or keyword that reads one. Its ``super().__init__(pipe, ...)`` is the iterator call
+    converted (a rewrite whose value is used as before): the pipeline it gets stays inside."""
+    if any(dirty(k) for k in cls.keywords):
+        return True
+    for stmt in cls.body.body:
+        if isinstance(stmt, cst.FunctionDef):
+            if any(dirty(d.decorator) for d in stmt.decorators):
+                return True
+            inner = _Flow(stmt, reads, outer=outer)
+            if inner.escapes() or any(inner.dirty(v) for v in _given(stmt)):
+                return True
+        elif dirty(stmt):
+            return True
+    return False
+
+
 def _lone_function(module: cst.Module, name: str):
     """The module-level ``def name`` when it is the module's only binding of ``name``, else None."""
     found = [stmt for stmt in module.body if name in bindings(stmt)]
@@ -260,6 +291,9 @@ class _Changes:
         self.at = sorted(self.span[key][0] for key in rule_of if key in self.span)
         #: id(node) of the rewritten nodes whose new value is used as the old one was
         self.same_use = {key for key, rule in rule_of.items() if rule in _SAME_USE_RULES and key in self.span}
+        #: id(base) of classes derived from a DALI iterator that get the emitted class as their base
+        #: (iterator_subclasses.py): the class keeps the iterator's surface
+        self.iterator_bases = {key for key, rule in rule_of.items() if rule is not None and rule.endswith("-base")}
         self._same_use_spans = sorted(self.span[key] for key in self.same_use)
 
     def within(self, node) -> list:
@@ -353,8 +387,23 @@ class _Reads:
         if name not in self.own:
             return False  # an import or a builtin: the conversion leaves it as it is
         if name not in self._changed:
-            self._changed[name] = any(self.changes.within(stmt) for stmt, _ in kept(self.module, {name}).values())
+            changed = any(self.changes.within(stmt) for stmt, _ in kept(self.module, {name}).values())
+            cls = _lone_class(self.module, name)
+            if changed and cls is not None and _iterator_class(cls, self.changes):
+                # its instances keep the iterator's surface, unless a method gives more away
+                self._changed[name] = True  # (while it is judged)
+                changed = _members_dirty(cls, self.expr_dirty, self, None)
+            self._changed[name] = changed
         return self._changed[name] and not self.judge.free(name)
+
+    def expr_dirty(self, expr) -> bool:
+        """Whether a module-level (or class-level) expression reads a pipeline, DALI's Pipeline
+        class or a name that is :func:`dirty`."""
+        return any(
+            isinstance(n, (cst.Name, cst.Attribute)) and self.pipeline_class(n)
+            or isinstance(n, cst.Name) and self.dirty(n.value)
+            for n in cst_walk.walk(expr)
+        )
 
 
 class _Flow:
@@ -398,6 +447,8 @@ class _Flow:
             else:
                 out.append(value)
         for root, call in self._calls:
+            if id(call) in self.reads.changes.same_use:
+                continue  # (an iterator made over the pipeline: converted, it keeps it as DALI's does)
             if root in self.local:
                 self.binds.append((root, call))
             elif root in self.params or root in self.declared or root in self.reads.own or self.outer is not None:
@@ -512,7 +563,9 @@ class _Flow:
         node = self.nested[name]
         # (decorators and a class's bases are evaluated here, in this function)
         found = any(self.dirty(d.decorator) for d in node.decorators)
-        if isinstance(node, cst.ClassDef):
+        if isinstance(node, cst.ClassDef) and _iterator_class(node, self.reads.changes):
+            found = found or _members_dirty(node, self.dirty, self.reads, self)
+        elif isinstance(node, cst.ClassDef):
             found = found or any(self.dirty(part) for part in (*node.bases, *node.keywords, node.body))
         else:
             inner = _Flow(node, self.reads, outer=self)

@@ -769,3 +769,59 @@ def test_a_marker_in_the_wording_of_earlier_versions_is_dropped_and_written_agai
     [marker] = _markers(out)
     assert "cannot convert its uses with it" in marker
     assert _without_markers(out) == PIPES
+
+
+# ColossalAI's benchmarks: `build_data()` defines a class derived from DALI's iterator that makes
+# its own pipeline, and returns its loaders; `vit_builder()`, which another file imports, returns
+# build_data itself. Converted, the class keeps the iterator's surface (the emitted class is its base).
+OWN_LOADER = '''\
+from nvidia.dali import fn
+from nvidia.dali.pipeline import Pipeline
+from nvidia.dali.plugin.pytorch import DALIClassificationIterator
+
+
+def build_data(root):
+    class Loader(DALIClassificationIterator):
+        def __init__(self, root, batch_size=4):
+            pipe = Pipeline(batch_size=batch_size, num_threads=2, device_id=None)
+            with pipe:
+                jpegs, labels = fn.readers.file(file_root=root, name="Reader")
+                pipe.set_outputs(jpegs, labels)
+            pipe.build()
+            super().__init__(pipe, reader_name="Reader", auto_reset=True)
+
+        def __next__(self):
+            return super().__next__()[0]["data"]
+
+    return Loader(root), Loader(root, batch_size=2)
+
+
+def builder():
+    return build_data
+'''
+
+
+def test_an_imported_function_returning_a_function_that_makes_iterator_classes_converts(tmp_path):
+    root = _project(tmp_path, {"vit.py": OWN_LOADER, "run.py": "from vit import builder\n\nbuild_data = builder()\n"})
+    r = _convert(root / "vit.py")
+    out = (root / "vit.py").read_text()
+    assert (r.pipelines_converted, r.pipelines_left) == (1, 0) and not _markers(out), out
+    assert "class Loader(DaliTorchIterator):" in out
+    assert out == engine.convert_source(OWN_LOADER).output
+
+
+@pytest.mark.parametrize("extra, held", [
+    ("            self.first = pipe.run()\n", True),  # its outputs, where the loader's user sees them
+    ("            self.steps = pipe.epoch_size(\"Reader\") // batch_size\n", False),  # an int either way
+], ids=["its-outputs-on-self", "its-epoch-size-on-self"])
+def test_an_iterator_class_that_gives_more_than_the_iterator_keeps_it_for_the_importer(tmp_path, extra, held):
+    source = OWN_LOADER.replace("            pipe.build()\n", "            pipe.build()\n" + extra)
+    assert engine.convert_source(source).pipelines_converted == 1  # converted where nothing imports it
+    root = _project(tmp_path, {"vit.py": source, "run.py": "from vit import builder\n"})
+    r = _convert(root / "vit.py")
+    out = (root / "vit.py").read_text()
+    if held:
+        assert r.pipelines_converted == 0 and "class Loader(DALIClassificationIterator):" in out
+        assert any("is imported by run.py:1" in m for m in _markers(out)), out
+    else:
+        assert r.pipelines_converted == 1 and not _markers(out), out
