@@ -173,6 +173,9 @@ def kept_names(module: cst.Module, used) -> frozenset:
 # its importer: what it uses converts, and so does it. Whatever could reach the importer changed
 # (the function's signature, a pipeline, its outputs or a value made from them returned, stored
 # where the caller sees it, or a generator's items) keeps the function, and what it uses, as today.
+# A class derived from DALI's iterator whose base becomes the emitted class (ColossalAI's loaders
+# make their pipeline in __init__ and hand it to super().__init__) gives its instances the
+# iterator's surface too: it counts as changed only where a method gives more away.
 
 #: rules whose rewrite gives a value its user keeps using as it did: a framework iterator becomes
 #: the emitted class of its framework, with the iterator's surface, and ``pipe.epoch_size(...)``
