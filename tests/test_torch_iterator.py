@@ -101,6 +101,14 @@ def _load(tmp_path, name, source):
     return module
 
 
+def _both(tmp_path, tag: str, source: str, output: str, cpu: bool = True):
+    """The original program and its conversion, loaded as modules (moved onto the CPU first, unless
+    ``cpu`` is False)."""
+    move = to_cpu if cpu else (lambda text: text)
+    suffix = f"_{tag}" if tag else ""
+    return _load(tmp_path, f"original{suffix}", move(source)), _load(tmp_path, f"converted{suffix}", move(output))
+
+
 def _same(a, b):
     assert len(a) == len(b), (len(a), len(b))
     for i, (x, y) in enumerate(zip(a, b)):
@@ -121,8 +129,7 @@ def test_iterator_epochs_match(case, tmp_path, fixture_data):
     assert "DaliTorchIterator(" in result.output and f"{iterator}(" not in result.output
     if "-computed-" in name:
         assert "last_batch_policy=(LastBatchPolicy." in result.output and ").name)" in result.output
-    original = _load(tmp_path, "original", to_cpu(source))
-    converted = _load(tmp_path, "converted", to_cpu(result.output))
+    original, converted = _both(tmp_path, "", source, result.output)
     root = str(fixture_data / "images")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -221,8 +228,7 @@ def test_iterator_over_two_pipelines_matches(case, tmp_path, fixture_data):
     assert not result.markers, result.output
     assert "DaliTorchMultiIterator(" in result.output and f"{iterator}(" not in result.output
     assert "class DaliTorchIterator" not in result.output
-    original = _load(tmp_path, "original_multi", to_cpu(source))
-    converted = _load(tmp_path, "converted_multi", to_cpu(result.output))
+    original, converted = _both(tmp_path, "multi", source, result.output)
     root = str(fixture_data / "images")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -350,8 +356,7 @@ def test_iterator_subclass_matches(case, tmp_path, fixture_data):
     result = convert_source(source)
     assert not result.markers, result.output
     assert "class Wrapper(DaliTorchIterator):" in result.output and f"import {iterator}" not in result.output
-    original = _load(tmp_path, "original_sub", to_cpu(source))
-    converted = _load(tmp_path, "converted_sub", to_cpu(result.output))
+    original, converted = _both(tmp_path, "sub", source, result.output)
     root = str(fixture_data / "images")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -423,8 +428,7 @@ def test_iterator_over_pipelines_handed_to_a_class_or_function_matches(case, tmp
     result = convert_source(source)
     assert not result.markers, result.output
     assert "batch_size=None" in result.output and "DALIGenericIterator(" not in result.output
-    original = _load(tmp_path, "original_handed", to_cpu(source))
-    converted = _load(tmp_path, "converted_handed", to_cpu(result.output))
+    original, converted = _both(tmp_path, "handed", source, result.output)
     root = str(fixture_data / "images")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -470,8 +474,7 @@ def _converts_to_the_same_epochs(source, tag, tmp_path, fixture_data, meta="read
     result = convert_source(source)
     assert not result.markers, result.output
     assert "DaliTorchIterator(" in result.output and meta in result.output
-    original = _load(tmp_path, f"original_{tag}", to_cpu(source))
-    converted = _load(tmp_path, f"converted_{tag}", to_cpu(result.output))
+    original, converted = _both(tmp_path, f"{tag}", source, result.output)
     root = str(fixture_data / "images")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -548,8 +551,7 @@ def test_reader_name_none_written_out_is_no_reader_name(tmp_path, fixture_data):
     result = convert_source(source)
     assert not result.markers, result.output
     assert "reader_name" not in result.output.split("def loader")[1]
-    original = _load(tmp_path, "original_none_name", to_cpu(source))
-    converted = _load(tmp_path, "converted_none_name", to_cpu(result.output))
+    original, converted = _both(tmp_path, "none_name", source, result.output)
     root = str(fixture_data / "images")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -747,8 +749,7 @@ def test_iterator_subclass_called_for_two_pipelines_matches(tmp_path, fixture_da
     assert not result.markers, result.output
     assert "class Loader(DaliTorchIterator):" in result.output
     assert result.output.count("Loader(train_pipe(root), [\"data\", \"label\"]") == 1, result.output
-    original = _load(tmp_path, "original_two", to_cpu(source))
-    converted = _load(tmp_path, "converted_two", to_cpu(result.output))
+    original, converted = _both(tmp_path, "two", source, result.output)
     root = str(fixture_data / "images")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -867,8 +868,7 @@ def test_iterator_subclass_making_its_own_pipeline_matches(case, tmp_path, fixtu
     assert "class DaliDataloader(DaliTorchIterator):" in result.output, result.output
     assert "super().__init__(pipe, [\"data\", \"label\"], batch_size=batch_size" in result.output, result.output
     assert "DaliDataloader(root, batch_size=4, training=training)" in result.output  # the class's calls keep theirs
-    original = _load(tmp_path, f"original_own_{name}", to_cpu(source))
-    converted = _load(tmp_path, f"converted_own_{name}", to_cpu(result.output))
+    original, converted = _both(tmp_path, f"own_{name}", source, result.output)
     root = str(fixture_data / "images")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -894,8 +894,7 @@ def test_iterator_subclass_with_a_parameter_of_its_own_matches(tmp_path, fixture
     assert not result.markers, result.output
     assert "class Wrapper(DaliTorchIterator):" in result.output
     assert 'Wrapper(squeeze, pipe, ["data", "label"], batch_size=4, reader_meta=' in result.output, result.output
-    original = _load(tmp_path, "original_own_param", to_cpu(source))
-    converted = _load(tmp_path, "converted_own_param", to_cpu(result.output))
+    original, converted = _both(tmp_path, "own_param", source, result.output)
     root = str(fixture_data / "images")
     for squeeze in (True, False):
         with warnings.catch_warnings():
@@ -923,8 +922,7 @@ def test_iterator_class_making_its_own_pipeline_on_the_gpu(training, tmp_path, f
         "for training in (True, False):", f"for training in ({training},):")
     result = convert_source(source)
     assert not result.markers, result.output
-    original = _load(tmp_path, f"original_own_gpu_{training}", source)
-    converted = _load(tmp_path, f"converted_own_gpu_{training}", result.output)
+    original, converted = _both(tmp_path, f"own_gpu_{training}", source, result.output, cpu=False)
     root = str(fixture_data / "images")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
