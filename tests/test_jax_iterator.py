@@ -354,3 +354,61 @@ def test_notebook_program_matches(tmp_path, fixture_data, monkeypatch):
     assert want.sizes == got.sizes and want.accuracies == got.accuracies
     assert len(want_log) >= 12
     _same(want_log, got_log)
+
+
+# A class derived from JAX's iterator that makes its own pipeline and reads DALI's counters, as
+# ColossalAI's PyTorch loaders do (tests/test_torch_iterator.py has the PyTorch cases): the
+# counters must be DALI's at every step for JAX's iterator too.
+OWN_SOURCE = '''\
+import jax
+from nvidia.dali import fn
+from nvidia.dali.pipeline import Pipeline
+from nvidia.dali.plugin.base_iterator import LastBatchPolicy
+from nvidia.dali.plugin.jax import DALIGenericIterator
+
+
+class Loader(DALIGenericIterator):
+    def __init__(self, root, batch_size):
+        pipe = Pipeline(batch_size=batch_size, num_threads={threads}, device_id=0)
+        with pipe:
+            jpegs, labels = fn.readers.file(file_root=root, name="Reader", num_shards=3, shard_id=1)
+            images = fn.decoders.image(jpegs, device="mixed")
+            images = fn.resize(images, resize_x=8, resize_y=8)
+            pipe.set_outputs(images, labels.gpu())
+        pipe.build()
+        super().__init__(pipe, ["data", "label"], reader_name="Reader", last_batch_policy=LastBatchPolicy.{policy})
+
+    def __iter__(self):
+        if self._counter >= self._size or self._size < 0:
+            self.reset()
+        return self
+
+
+def epochs(root, n):
+    seen = []
+    loader = Loader(root, 2)
+    seen.append(("made", loader._counter, loader._size))
+    for _ in range(n):
+        for data in loader:
+            seen.append((data["data"], data["label"]))
+            seen.append(("step", loader._counter, loader._size))
+        seen.append(("epoch", len(loader), loader._counter, loader._size))
+    return seen
+'''
+
+
+@pytest.mark.parametrize("policy", ["FILL", "DROP"])
+def test_iterator_class_making_its_own_pipeline_matches(policy, tmp_path, fixture_data):
+    source = OWN_SOURCE.format(threads=ndd.get_num_threads(), policy=policy)
+    result = convert_source(source)
+    assert not result.markers, result.output
+    assert "class Loader(DaliJaxIterator):" in result.output
+    original = _load(tmp_path, f"original_own_{policy}", to_cpu(source))
+    converted = _load(tmp_path, f"converted_own_{policy}", to_cpu(result.output))
+    root = str(fixture_data / "images")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = original.epochs(root, 3)
+    got = converted.epochs(root, 3)
+    assert sum(isinstance(x, tuple) and isinstance(x[0], jax.Array) for x in want) >= 6
+    _same(want, got)
