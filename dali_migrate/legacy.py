@@ -81,6 +81,9 @@ class Legacy:
     #: the ``with pipe:`` statement of a "with" pipeline: notebooks repeat the very same
     #: ``pipe = Pipeline(...)`` line for each pipeline, their graphs tell them apart
     block: Optional[cst.CSTNode] = None
+    #: a marker for a statement the converted pipeline leaves as written (``anchor``), which does
+    #: not stop the conversion (:func:`_dead_data_nodes`)
+    note: bool = False
 
     def find_anchor(self, module: cst.Module, taken: frozenset = frozenset()):
         """The anchor's counterpart in ``module`` (transformers rebuild nodes, so not by identity).
@@ -464,6 +467,38 @@ def _graph_inputs(out: list, i: int, graph: list, names):
     return [out[k] for k in sorted(wanted)]
 
 
+def _dead_data_nodes(out: list, i: int, j: int, pre: list, inputs: list, names) -> list:
+    """[(statement, the names it binds)]: the statements before ``out[i]`` (``Pipeline(...)``) that
+    make DataNodes whose every name is made again between ``out[i]`` and the ``with`` block at
+    ``out[j]`` (``pre``, moved into the graph) and read by nothing in between (insightface's
+    ``condition_flip``, written twice). The pipeline never used them; the converted code keeps them
+    as written, pipeline-mode calls to remove."""
+    rebound = set().union(*(_bindings(s) for s in pre)) if pre else set()
+    found = []
+    dali: set = set()
+    for k in range(i):
+        stmt = out[k]
+        bound = _bindings(stmt)
+        makes = not isinstance(stmt, cst.FunctionDef) and _makes_dali_node(stmt, names, dali)
+        dali = (dali | bound) if makes else (dali - bound)
+        if not makes or not bound or not bound <= rebound or any(stmt is s for s in inputs):
+            continue
+        between = [s for s in out[k + 1 : j] if not any(s is p for p in pre)]
+        if any(read_names(s) & bound for s in between) or any(_value_reads(p) & bound for p in pre):
+            continue  # read before it is made again (or by the line that makes it again)
+        if any(n in _bindings(s) for s in out[k + 1 : i] for n in bound):
+            continue  # bound again before Pipeline(...): not this graph's business
+        found.append((stmt, ", ".join(sorted(bound))))
+    return found
+
+
+def _value_reads(stmt) -> set:
+    """The names a ``name = value`` line reads (its value's); every name of any other statement."""
+    if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Assign):
+        return read_names(stmt.body[0].value)
+    return read_names(stmt)
+
+
 def _captured_sources(graph: list, out: list, names) -> list:
     """Names given as ``fn.external_source(source=<name>)`` that the block binds more than once
     (a notebook cell redefining ``get_batch``): the pipeline took the one bound when its graph was
@@ -592,6 +627,12 @@ def rewrite_with_blocks(body: list, names, taken: set, found: list, skip: set) -
             continue
         for stmt in inputs:
             moved[id(stmt)] = stmt
+        for dead, bound in _dead_data_nodes(out, i, j, pre, inputs, names):
+            found.append(Legacy(name=name, kind="with", anchor=dead, note=True, reason=(
+                f"`{bound}` made here is never used: the `with {var}:` graph uses the one made again between "
+                f"Pipeline(...) and `with` (converted with it), and dynamic mode has no use for a DataNode made "
+                f"outside a pipeline: remove this line"
+            )))
         captured = _captured_sources([*inputs, *graph], out, names)
         rebound = [n for n in captured if any(n in _bindings(s) for s in kept)]
         if rebound:

@@ -430,6 +430,8 @@ def _find(module: cst.Module, names, parents, converted: set) -> list:
             continue  # a pipeline definition: the decorator's marker says what to do
         if _builds_a_pipeline(func, names):
             continue  # its operators are its own pipeline's (with pipe: ...): that pipeline's marker says why
+        if _every_operator_marked(func, names, parents):
+            continue  # an earlier run marked each of its operator lines (a DataNode left made for nothing)
         if name in here:
             left = _unconverted_callers(name, module, names, converted)
             mark(
@@ -451,6 +453,20 @@ def _find(module: cst.Module, names, parents, converted: set) -> list:
         elif not isinstance(dec.decorator, cst.Call) and _framework_hint(q) is not None:
             mark(parents.of(dec), _framework_hint(q))  # `@data_iterator` without arguments
     return found
+
+
+def _every_operator_marked(func: cst.FunctionDef, names, parents) -> bool:
+    """Whether each ``fn.*`` call in ``func`` is in a statement that carries a marker already: a
+    converted pipeline's leftover, marked when it was converted (legacy._dead_data_nodes); marking
+    the function too would make a second run write what the first did not."""
+    from dali_migrate.markers import MARKER_PREFIX
+
+    calls = [c for c in parents.find(cst.Call, within=func) if names.fn_op(c.func) is not None]
+    return bool(calls) and all(
+        any(line.comment is not None and line.comment.value.startswith(MARKER_PREFIX)
+            for line in getattr(parents.statement(c), "leading_lines", ()))
+        for c in calls
+    )
 
 
 def _pipeline_shaped(cls: cst.ClassDef) -> bool:

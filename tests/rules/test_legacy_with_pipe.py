@@ -180,3 +180,27 @@ def test_a_name_the_graph_binds_and_later_code_binds_again_converts():
 def test_a_name_the_graph_binds_read_by_an_elif_test_keeps_the_pipeline():
     out = convert(_LEAK.format(after="    if not d:\n        pass\n    elif size > 4:\n        print(d)\n"), header=HEADER)
     assert "`size` is bound in the `with pipe:` graph and read after it" in out
+
+
+def test_node_made_again_between_pipeline_and_with_leaves_the_first_one_marked():
+    # insightface's dali_data_iter(): `condition_flip` is made before Pipeline(...) and again
+    # between Pipeline(...) and `with`; the graph uses the second one, the first was never used
+    src = (
+        "def loader(root):\n"
+        "    flip = fn.random.coin_flip(probability=0.9)\n"
+        "    p = Pipeline(batch_size=2, num_threads=1, device_id=None)\n"
+        "    flip = fn.random.coin_flip(probability=0.5)\n"
+        "    with p:\n"
+        "        jpegs, labels = fn.readers.file(file_root=root)\n"
+        "        p.set_outputs(fn.flip(fn.decoders.image(jpegs), horizontal=flip), labels)\n"
+        "    return p\n"
+    )
+    out = convert(src, header=HEADER)
+    graph = out.split("def p_batches(", 1)[1]
+    assert "flip = ndd.random.coin_flip(probability=0.5, " in graph and "probability=0.9" not in graph
+    note = "`flip` made here is never used: the `with p:` graph uses the one made again between Pipeline(...) and `with`"
+    assert note in out and out.index(note) < out.index("    flip = fn.random.coin_flip(probability=0.9)")
+    assert convert(out, header="") == out  # a second run writes nothing more
+    # read in between: it was used, and it is not marked
+    used = src.replace("    p = Pipeline(", "    print(flip)\n    p = Pipeline(")
+    assert "is never used" not in convert(used, header=HEADER)
