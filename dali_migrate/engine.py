@@ -150,7 +150,8 @@ def _convert_with_legacy(module: cst.Module, names, config: Config, used_elsewhe
     keep = imported_elsewhere.kept_names(module, used_elsewhere)  # other files import these
     while True:
         normalized, found = legacy.normalize(module, names, catalog, set(spelled), skip)
-        normalized, inlined, cannot_inline = helper_inlining.inline(normalized, names, not_inlined, keep)
+        renamed: dict = {}
+        normalized, inlined, cannot_inline = helper_inlining.inline(normalized, names, not_inlined, keep, renamed)
         normalized, unhidden = hidden_globals.rewrite(normalized, names, kept_hidden)
         converter = _Converter(normalized, names, config, original=module)
         converter.cannot_inline = cannot_inline
@@ -165,7 +166,7 @@ def _convert_with_legacy(module: cst.Module, names, config: Config, used_elsewhe
         ]
         undo = {name for name in inlined if name not in converter.converted}
         for name in undo:
-            tried[name] = (inlined[name], converter.reasons.get(name, []))
+            tried[name] = (inlined[name], [_as_written(r, renamed.get(name, {})) for r in converter.reasons.get(name, [])])
         not_inlined |= undo
         undo_hidden = {name for name in unhidden if name not in converter.converted}
         kept_hidden |= undo_hidden
@@ -208,6 +209,15 @@ def _convert_with_legacy(module: cst.Module, names, config: Config, used_elsewhe
                 converter._mark(anchor, pipeline_rule.RULE.id, f"not converted with {spelled} written into it: {reason}")
     imported_elsewhere.mark(converter)
     return converter
+
+
+def _as_written(reason: str, renamed: dict) -> str:
+    """A reason found in a pipeline with helpers written into it, naming their variables as the
+    helpers spell them (`images`, not the `images_2` the writing-in gave it to avoid a clash, which
+    depends on the names around and would change from one run to the next)."""
+    for new, old in sorted(renamed.items(), key=lambda kv: -len(kv[0])):
+        reason = re.sub(rf"\b{re.escape(new)}\b", old, reason)
+    return reason
 
 
 def _pipeline_call(stmt) -> Optional[cst.Call]:

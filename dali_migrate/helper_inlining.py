@@ -195,9 +195,9 @@ def _params(func: cst.FunctionDef) -> set:
     }
 
 
-def _inline_into(func: cst.FunctionDef, helpers: dict, used: set):
+def _inline_into(func: cst.FunctionDef, helpers: dict, used: set, renamed: Optional[dict] = None):
     """``func`` with the helper calls of its body inlined; None when there are none; a str (why)
-    when one cannot be."""
+    when one cannot be. ``renamed`` gets {new name: helper's own name} of the variables renamed."""
     if not isinstance(func.body, cst.IndentedBlock):
         return None
     body = list(func.body.body)
@@ -206,10 +206,13 @@ def _inline_into(func: cst.FunctionDef, helpers: dict, used: set):
     params = _params(func)
     if (params | legacy._assigned(*body)) & set(helpers):
         return None  # the pipeline's own variable of that name is what it calls
+    token = legacy.RENAMED.set(renamed)
     try:
         new_body = legacy._inline_helpers(body, helpers, params | set(legacy._SETTINGS), set(), used, method=False)
     except legacy._NotSimple as e:
         return str(e)
+    finally:
+        legacy.RENAMED.reset(token)
     return func.with_changes(body=func.body.with_changes(body=new_body))
 
 
@@ -246,11 +249,12 @@ def _references(module: cst.Module, name: str, outside: set, spelled: _Spelled) 
     return False
 
 
-def inline(module: cst.Module, names, skip: set, keep=frozenset()) -> tuple:
+def inline(module: cst.Module, names, skip: set, keep=frozenset(), renamed: Optional[dict] = None) -> tuple:
     """(module with helpers inlined into the module-level pipelines not in ``skip`` and the helpers
     nothing else uses removed, {pipeline name: helper names it had inlined}, {pipeline name:
     ([names of the helpers it calls], why they could not be written into it)}). Helpers named in
-    ``keep`` (other files import them) stay defined."""
+    ``keep`` (other files import them) stay defined. ``renamed`` gets {pipeline name: {new name:
+    the helper's own name}} of the helpers' variables renamed where written in."""
     building = _building(module, names)
     helpers = {name: func for name, (func, why) in building.items() if why is None}
     problems: dict = {}
@@ -274,7 +278,10 @@ def inline(module: cst.Module, names, skip: set, keep=frozenset()) -> tuple:
         ):
             called = sorted(name for name in _called_by_name(stmt) if name in building)
             unfit = [building[name][1] for name in called if building[name][1] is not None]
-            new = _inline_into(stmt, helpers, used) if helpers and not unfit else None
+            own_renames: dict = {}
+            new = _inline_into(stmt, helpers, used, own_renames) if helpers and not unfit else None
+            if renamed is not None and own_renames:
+                renamed[stmt.name.value] = own_renames
             if isinstance(new, str) or (new is None and unfit):
                 problems[stmt.name.value] = (called, new if isinstance(new, str) else unfit[0])
             elif new is not None:

@@ -50,6 +50,7 @@ converts completely; otherwise the original code stays as it was, with markers.
 
 from __future__ import annotations
 
+import contextvars
 import dataclasses
 from typing import Optional
 
@@ -1521,6 +1522,11 @@ def _inline_in_branches(stmt, helpers: dict, outer: set, later: set, used: set, 
     return stmt.with_changes(body=block(stmt.body), orelse=orelse)
 
 
+#: {new name: the helper's own name} of the variables _inline_helpers renamed, where a caller asks
+#: (helper_inlining: a marker quoting the inlined code then names what the user wrote)
+RENAMED: contextvars.ContextVar = contextvars.ContextVar("dali_migrate_inline_renamed", default=None)
+
+
 def _inline_helpers(body: list, helpers: dict, outer: set, later: set, used: set, stack: tuple = (), method: bool = True) -> list:
     """``body`` with each helper call statement replaced by the helper's statements.
 
@@ -1606,6 +1612,9 @@ def _inline_helpers(body: list, helpers: dict, outer: set, later: set, used: set
                 )
             if clash:
                 table[var] = cst.Name(fresh_name(var, used))
+                renamed = RENAMED.get()
+                if renamed is not None:
+                    renamed[table[var].value] = var
         new = [
             cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(table.get(p, cst.Name(p)))], v)]) for p, v in prologue
         ]

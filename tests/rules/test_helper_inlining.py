@@ -149,3 +149,19 @@ def test_a_returned_name_the_next_helper_binds_again_stays_in_its_temporary():
     # the second helper's statements rebind x: the first view is read from the temporary
     assert "aug_result = x\n" in out and "outputs = aug_result, x, l" in out
     assert out.index("aug_result = x\n") < out.rindex("x = ndd.flip(x)")
+
+
+def test_why_a_pipeline_fails_with_a_helper_written_in_names_the_helpers_own_variables():
+    # cassandra-dali-plugin: the helper's `images` clashes with the pipeline's and is renamed when
+    # written in; the marker quotes the helper as written (`images`, not `images_2`, a name that
+    # depends on what else the file binds and so changed on a second run)
+    src = (
+        "from mylib import make_reader\n\n\ndef aug(images):\n    images = fn.decoders.image(images)\n"
+        "    return fn.flip(images, horizontal=1)\n\n\n"
+        + _PIPE.replace("    j, l = fn.readers.file(file_root=root)\n", "    images, labels = make_reader(root)\n")
+        + "    out = aug(images)\n    return out, labels\n"
+    )
+    out = convert(src)
+    assert "not converted with aug() written into it: `images`, which comes from `make_reader(root)`" in out, out
+    assert "images_2" not in out and "(`fn.decoders.image(images)`)" in out
+    assert convert(out, header="") == out
