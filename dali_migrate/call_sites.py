@@ -581,11 +581,9 @@ def _check_iterator_classes(plans: dict, parents: Parents) -> None:
     for cls, names, bases in groups.values():
         rewritten = set().union(*(plans[n].rewrites for n in names))
         calls = [parents.of(ref) for ref in parents.names(cls.name.value) if ref is not cls.name]
-        _node_by_id(id(cls), parents)  # (fills the table)
-        table = parents.__dict__["_by_id"]
         if any(
             isinstance(node, cst.Call) and iterator_subclasses.own_init(node, parents) and parents.contains(cls, node)
-            for node in (table.get(i) for i in rewritten)
+            for node in (_node_by_id(i, parents) for i in rewritten)
         ):
             # the iterator is made by its __init__ over a pipeline it makes (own_init): the
             # class's calls keep their arguments, and each makes its own converted pipeline
@@ -1532,15 +1530,20 @@ def module_bindings(name: str, parents: Parents) -> tuple:
     return found
 
 
+def _call_given(node, parents: Parents) -> Optional[cst.Call]:
+    """The call ``node`` is an argument of (``f(node)``, ``f(x=node)``), else None."""
+    arg = parents.of(node)
+    call = parents.of(arg) if isinstance(arg, cst.Arg) and arg.value is node else None
+    return call if isinstance(call, cst.Call) else None
+
+
 def _handoff_target(node, parents: Parents):
     """(call, function, parameter) when ``node`` is an argument of a call of a function defined
     once at the top of this file (``run_and_print(pipe)``), else None."""
+    call = _call_given(node, parents)
+    if not (call is not None and isinstance(call.func, cst.Name)):
+        return None
     arg = parents.of(node)
-    if not (isinstance(arg, cst.Arg) and arg.value is node):
-        return None
-    call = parents.of(arg)
-    if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Name)):
-        return None
     func = _function_at(call, parents)
     if func is None:
         return None
@@ -2031,9 +2034,8 @@ def _nnabla_iterator(node, parents: Parents, names) -> Optional[str]:
     """Why the pipeline ``node``, given to nnabla's ``DaliIterator`` (Sony's nnabla-ext-cuda,
     ``nnabla_ext.cuda.experimental.dali_iterator``), stays as it is; else None. That class runs the
     pipeline object itself and copies each output into an nnabla array, as MXNet's iterator does."""
-    arg = parents.of(node)
-    call = parents.of(arg) if isinstance(arg, cst.Arg) and arg.value is node else None
-    path = dotted(call.func) if isinstance(call, cst.Call) else None
+    call = _call_given(node, parents)
+    path = dotted(call.func) if call is not None else None
     if path is None or not path.endswith("DaliIterator"):
         return None
     head = path.split(".")[0]
@@ -2056,9 +2058,8 @@ def _undefined_callee(node, parents: Parents) -> Optional[str]:
     class, import, assignment or parameter, no star import) and it is no builtin; else None."""
     import builtins
 
-    arg = parents.of(node)
-    call = parents.of(arg) if isinstance(arg, cst.Arg) and arg.value is node else None
-    if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Name)):
+    call = _call_given(node, parents)
+    if not (call is not None and isinstance(call.func, cst.Name)):
         return None
     name = call.func.value
     if hasattr(builtins, name) or _shadowed(name, parents):

@@ -100,6 +100,17 @@ def names_in(node: cst.CSTNode) -> set:
     return cst_walk.names(node)
 
 
+def map_branches(node: cst.If, change) -> cst.If:
+    """``node``, an ``if``/``elif``/``else`` chain, with each branch (its ``If`` or ``Else`` node)
+    made ``change(branch)``."""
+    orelse = node.orelse
+    if isinstance(orelse, cst.If):
+        orelse = map_branches(orelse, change)
+    elif orelse is not None:
+        orelse = change(orelse)
+    return change(node).with_changes(orelse=orelse)
+
+
 def fresh_name(base: str, taken: set) -> str:
     """``base``, or ``base_2``, ``base_3``... whichever is not taken; records it as taken."""
     name, i = base, 2

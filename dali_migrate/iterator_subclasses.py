@@ -184,16 +184,22 @@ def problem(cls: cst.ClassDef, call: cst.Call, parents) -> Optional[str]:
 def _one_super_init(init: cst.FunctionDef, call: cst.Call, parents) -> Optional[str]:
     """Why ``call``, the ``super().__init__(...)`` of ``init``, is not its one call of it, made
     once, as a statement of its own body, or None."""
-    inits = [
-        parents.of(parents.of(s)) for s in parents.names("super")
-        if parents.contains(init, s) and isinstance(parents.of(parents.of(s)), cst.Attribute)
-        and parents.of(parents.of(s)).attr.value == "__init__"
-    ]
-    if len(inits) != 1:
+    if len(_super_inits(init, parents)) != 1:
         return "__init__ calls super().__init__() more than once"
-    if not (isinstance(parents.of(call), cst.Expr) and parents.of(parents.statement(call)) is init.body):
+    if not _own_statement(call, init, parents):
         return "__init__ calls super().__init__() inside another statement (it may run more than once, or not at all)"
     return None
+
+
+def _super_inits(init: cst.FunctionDef, parents) -> list:
+    """What each ``super().__init__`` in ``init`` is part of (its call, where it is called)."""
+    attrs = [parents.of(parents.of(s)) for s in parents.names("super") if parents.contains(init, s)]
+    return [parents.of(a) for a in attrs if isinstance(a, cst.Attribute) and a.attr.value == "__init__"]
+
+
+def _own_statement(call: cst.Call, init: cst.FunctionDef, parents) -> bool:
+    """Is ``call`` a statement of its own in ``init``'s body (run once, whenever ``init`` runs)?"""
+    return isinstance(parents.of(call), cst.Expr) and parents.of(parents.statement(call)) is init.body
 
 
 def _builtin_of_self(ref, parents) -> bool:
@@ -262,15 +268,13 @@ def _pass_through(init: cst.FunctionDef, parents) -> Optional[str]:
         q.default is not None for q in p.params[1:]
     ):
         return "__init__ takes arguments other than (self, [parameters of its own without defaults,] *args, **kwargs)"
-    calls = [s for s in parents.names("super") if parents.contains(init, s)]
-    inits = [parents.of(parents.of(s)) for s in calls]
-    inits = [parents.of(a) for a in inits if isinstance(a, cst.Attribute) and a.attr.value == "__init__"]
+    inits = _super_inits(init, parents)
     ok = [
         c for c in inits
         if isinstance(c, cst.Call) and len(c.args) == 2
         and c.args[0].star == "*" and m.matches(c.args[0].value, m.Name(star.name.value))
         and c.args[1].star == "**" and m.matches(c.args[1].value, m.Name(kw.name.value))
-        and isinstance(parents.of(c), cst.Expr) and parents.of(parents.statement(c)) is init.body
+        and _own_statement(c, init, parents)
     ]
     if len(inits) != 1 or len(ok) != 1:
         return "__init__ does not call super().__init__(*args, **kwargs) exactly once, in its own body"

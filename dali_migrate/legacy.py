@@ -58,7 +58,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from dali_migrate import cst_walk, helper_hoisting
-from dali_migrate.cst_util import attr_chain, code, first_line, fresh_name, kwarg, names_in, one_line
+from dali_migrate.cst_util import attr_chain, code, first_line, fresh_name, kwarg, map_branches, names_in, one_line
 from dali_migrate.dali_imports import PIPELINE_CLASS
 
 #: decorator name of a synthesized pipeline (never written out: conversion replaces it)
@@ -214,12 +214,7 @@ def _outputs_chosen(inner: list, var: str, names, block: list, taken: set) -> Op
         line = final.with_changes(body=[cst.Assign([cst.AssignTarget(cst.Name(held))], value)])
         return block.with_changes(body=block.body.with_changes(body=[*rest, line]))
 
-    def rewrite(node):
-        orelse = node.orelse
-        orelse = rewrite(orelse) if isinstance(orelse, cst.If) else branch(orelse)
-        return branch(node).with_changes(orelse=orelse)
-
-    return rewrite(last), held
+    return map_branches(last, branch), held
 
 
 def with_pipeline_reason(call: cst.Call, parents) -> Optional[str]:
@@ -422,22 +417,32 @@ def _makes_dali_node(stmt, names, dali_names: set) -> bool:
     return any(dali_call(c.func) for c in _calls(stmt))
 
 
-def _graph_inputs(out: list, i: int, graph: list, names):
+def _data_node_makers(out: list, i: int, names) -> list:
+    """For each statement before ``out[i]``: whether it makes DataNodes (an operator, a constant,
+    or an expression of DataNodes that statements before it made and nothing has bound again)."""
+    makes, dali = [], set()
+    for stmt in out[:i]:
+        bound = _bindings(stmt)
+        made = not isinstance(stmt, cst.FunctionDef) and _makes_dali_node(stmt, names, dali)
+        dali = (dali | bound) if made else (dali - bound)
+        makes.append(made)
+    return makes
+
+
+def _graph_inputs(out: list, i: int, graph: list, names, makes: list):
     """The statements before ``out[i]`` (the ``Pipeline(...)`` line) that make the DataNodes the
     graph reads (a constant made at the top of a notebook), in their order; or why they cannot
     move into the graph (str).
 
     The synthesized pipeline makes them again on its first iteration instead of where they were
     written, so what they read must not change in between: such names are bound once, before
-    them, and not changed in place."""
+    them, and not changed in place. ``makes``: :func:`_data_node_makers` of ``out[:i]``."""
     dali_at: dict = {}  # DataNode name -> index in ``out`` of the statement that made it
     for k in range(i):
-        bound = _bindings(out[k])
-        if not isinstance(out[k], cst.FunctionDef) and _makes_dali_node(out[k], names, set(dali_at)):
-            for n in bound:
+        for n in _bindings(out[k]):
+            if makes[k]:
                 dali_at[n] = k
-        else:
-            for n in bound:
+            else:
                 dali_at.pop(n, None)
     wanted: set = set()
     todo = [n for n in read_names(*graph) - _assigned(*graph) if n in dali_at]
@@ -468,21 +473,18 @@ def _graph_inputs(out: list, i: int, graph: list, names):
     return [out[k] for k in sorted(wanted)]
 
 
-def _dead_data_nodes(out: list, i: int, j: int, pre: list, inputs: list, names) -> list:
+def _dead_data_nodes(out: list, i: int, j: int, pre: list, inputs: list, makes: list) -> list:
     """[(statement, the names it binds)]: the statements before ``out[i]`` (``Pipeline(...)``) that
     make DataNodes whose every name is made again between ``out[i]`` and the ``with`` block at
     ``out[j]`` (``pre``, moved into the graph) and read by nothing in between (insightface's
     ``condition_flip``, written twice). The pipeline never used them; the converted code keeps them
-    as written, pipeline-mode calls to remove."""
+    as written, pipeline-mode calls to remove. ``makes``: :func:`_data_node_makers` of ``out[:i]``."""
     rebound = set().union(*(_bindings(s) for s in pre)) if pre else set()
     found = []
-    dali: set = set()
     for k in range(i):
         stmt = out[k]
         bound = _bindings(stmt)
-        makes = not isinstance(stmt, cst.FunctionDef) and _makes_dali_node(stmt, names, dali)
-        dali = (dali | bound) if makes else (dali - bound)
-        if not makes or not bound or not bound <= rebound or any(stmt is s for s in inputs):
+        if not makes[k] or not bound or not bound <= rebound or any(stmt is s for s in inputs):
             continue
         between = [s for s in out[k + 1 : j] if not any(s is p for p in pre)]
         if any(read_names(s) & bound for s in between) or any(_value_reads(p) & bound for p in pre):
@@ -621,14 +623,15 @@ def rewrite_with_blocks(body: list, names, taken: set, found: list, skip: set) -
             )))
             i = j + 1
             continue
-        inputs = _graph_inputs(out, i, graph, names)
+        makes = _data_node_makers(out, i, names)
+        inputs = _graph_inputs(out, i, graph, names, makes)
         if isinstance(inputs, str):
             found.append(Legacy(name=name, kind="with", anchor=out[i], reason=inputs, block=with_stmt))
             i = j + 1
             continue
         for stmt in inputs:
             moved[id(stmt)] = stmt
-        for dead, bound in _dead_data_nodes(out, i, j, pre, inputs, names):
+        for dead, bound in _dead_data_nodes(out, i, j, pre, inputs, makes):
             found.append(Legacy(name=name, kind="with", anchor=dead, note=True, reason=(
                 f"`{bound}` made here is never used: the `with {var}:` graph uses the one made again between "
                 f"Pipeline(...) and `with` (converted with it), and dynamic mode has no use for a DataNode made "

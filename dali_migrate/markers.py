@@ -34,13 +34,7 @@ def add(statement: S, rule: str, reasons: Iterable[str], prefix: str = MARKER_PR
     """Return ``statement`` with one marker line per reason above it, skipping ones already there
     (in this prefix or the default one)."""
     leading: Sequence[cst.EmptyLine] = statement.leading_lines  # type: ignore[attr-defined]
-    pattern = _marker_re(prefix)
-    present = set()
-    for line in leading:
-        if line.comment is not None:
-            m = pattern.match(line.comment.value)
-            if m:
-                present.add((m.group("rule"), m.group("reason")))
+    present = on(statement, prefix)
     new = []
     for reason in reasons:
         # A reason quoting code can span lines; a comment cannot, and scan() reads one line back.
@@ -52,6 +46,18 @@ def add(statement: S, rule: str, reasons: Iterable[str], prefix: str = MARKER_PR
     if not new:
         return statement
     return statement.with_changes(leading_lines=[*leading, *new])  # type: ignore[attr-defined]
+
+
+def on(statement: cst.CSTNode, prefix: str = MARKER_PREFIX) -> set:
+    """{(rule, reason)} of the markers above ``statement`` (in this prefix or the default one)."""
+    pattern = _marker_re(prefix)
+    found = set()
+    for line in getattr(statement, "leading_lines", ()):
+        if line.comment is not None:
+            m = pattern.match(line.comment.value)
+            if m:
+                found.add((m.group("rule"), m.group("reason")))
+    return found
 
 
 def scan(source: str, prefix: str = MARKER_PREFIX) -> list:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from dali_migrate import cst_walk, tf_consumers
+from dali_migrate import cst_walk, markers, tf_consumers
 from dali_migrate.cst_util import code, dotted
 from dali_migrate.dali_imports import OPS, PIPELINE_CLASS
 from dali_migrate.rules.base import DetectorRule
@@ -459,14 +459,8 @@ def _every_operator_marked(func: cst.FunctionDef, names, parents) -> bool:
     """Whether each ``fn.*`` call in ``func`` is in a statement that carries a marker already: a
     converted pipeline's leftover, marked when it was converted (legacy._dead_data_nodes); marking
     the function too would make a second run write what the first did not."""
-    from dali_migrate.markers import MARKER_PREFIX
-
     calls = [c for c in parents.find(cst.Call, within=func) if names.fn_op(c.func) is not None]
-    return bool(calls) and all(
-        any(line.comment is not None and line.comment.value.startswith(MARKER_PREFIX)
-            for line in getattr(parents.statement(c), "leading_lines", ()))
-        for c in calls
-    )
+    return bool(calls) and all(markers.on(parents.statement(c)) for c in calls)
 
 
 def _pipeline_shaped(cls: cst.ClassDef) -> bool:

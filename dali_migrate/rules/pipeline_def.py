@@ -37,7 +37,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from dali_migrate import cst_walk, legacy, templates
-from dali_migrate.cst_util import code, fresh_name
+from dali_migrate.cst_util import code, fresh_name, map_branches
 from dali_migrate.pipeline_analysis import SETTINGS, PipelineInfo, _binding_of, _param_names, reader_statement_call, reader_target
 from dali_migrate.rules.base import PipelineRule
 
@@ -199,7 +199,11 @@ def build(info: PipelineInfo, ctx, statements: list, returned: cst.BaseExpressio
 
             if reader.branches:
                 # the `if` that chose the reader runs once, as it ran when the pipeline was made
-                head.append(_each_branch(stmt, made))
+                def each(branch):
+                    line = branch.body.body[0]
+                    return branch.with_changes(body=branch.body.with_changes(body=[made(line, reader_statement_call(line)[0])]))
+
+                head.append(map_branches(stmt, each))
             else:
                 head.append(made(stmt, reader_call))
         elif i in info.setup:
@@ -274,18 +278,6 @@ _PURE_BUILTINS = frozenset({
     "len", "list", "max", "min", "range", "reversed", "round", "set", "sorted", "str", "sum", "tuple", "zip",
 })
 _ACTS = (cst.Raise, cst.Assert, cst.Del, cst.Global, cst.Nonlocal, cst.Await, cst.Yield)
-
-
-def _each_branch(node, made):
-    """The ``if`` that chose a reader, each branch's ``target = <reader call>`` line made into
-    ``made(line, call)``."""
-    line = node.body.body[0]
-    call = reader_statement_call(line)[0]
-    orelse = node.orelse
-    if orelse is not None:
-        orelse = _each_branch(orelse, made) if isinstance(orelse, cst.If) else orelse.with_changes(
-            body=orelse.body.with_changes(body=[made(orelse.body.body[0], reader_statement_call(orelse.body.body[0])[0])]))
-    return node.with_changes(body=node.body.with_changes(body=[made(line, call)]), orelse=orelse)
 
 
 def _may_act(node, nd: str) -> bool:
