@@ -389,12 +389,18 @@ class _Converter:
             for module_name in self.imports:
                 if not _imports_module(new_module, module_name):
                     new_module = _add_import(new_module, f"import {module_name}", before_dali=not module_name.startswith("nvidia"))
-            for key, text in self.helpers.items():
-                if key + SUPERSET_SUFFIX in self.helpers:
-                    continue  # that one is this one and more, under the same name
-                new_module = _add_definition(new_module, text)
-            if self._new_numpy and self._new_numpy in _names_outside_imports(new_module):
+            texts = [text for key, text in self.helpers.items() if key + SUPERSET_SUFFIX not in self.helpers]
+            # (a key with SUPERSET_SUFFIX: that text is this one and more, under the same name)
+            # id(stand-in statement) -> the definition's text; None: the definitions go in as
+            # nodes (one that imports at its top level: a later definition may go below that
+            # import, inside what a stand-in would hold as one line)
+            placed: Optional[dict] = None if any(_definition_facts(t)[3] for t in texts) else {}
+            for text in texts:
+                new_module = _add_definition(new_module, text, placed)
+            used = _names_outside_imports(new_module).union(*(_definition_facts(t)[0] for t in texts))
+            if self._new_numpy and self._new_numpy in used:
                 new_module = _add_import(new_module, f"import numpy as {self._new_numpy}", before_dali=True)
+            return _with_definitions(new_module, placed) if placed else new_module.code
         return new_module.code
 
     def _analyse_pipelines(self) -> dict:
@@ -849,19 +855,38 @@ def _imports_module(module: cst.Module, name: str) -> bool:
     return False
 
 
-def _add_definition(module: cst.Module, text: str) -> cst.Module:
+# The definitions the converted code needs (the emitted iterator classes and the like, several
+# thousand characters each) go into the tree as one stand-in line each, and their text replaces
+# that line in the printed file: printing them from nodes, file after file, cost about as much
+# as printing a converted file itself (issue 6). The text printed is what libcst prints for the
+# definition's own nodes with the file's indentation and line ends (_definition_code), so the
+# output is the same as if they had been printed as part of the tree.
+_STAND_IN = "__dali_migrate_definition_{}__"
+
+
+def _add_definition(module: cst.Module, text: str, placed: Optional[dict] = None) -> cst.Module:
     """A module-level class or function after the last top-level import above its first use (two
     blank lines around it). Not simply after the last import: a notebook (one module made of its
     cells) or a script may import again below the cell that uses the definition, which would then
-    run before the definition exists."""
+    run before the definition exists.
+
+    ``placed``: where given, a stand-in line goes in for the definition, and {id(line): text} is
+    recorded there for :func:`_with_definitions`."""
     new = templates.module_body(text)  # (the same helpers come for many files)
-    defined = {s.name.value for s in new if isinstance(s, (cst.ClassDef, cst.FunctionDef))}
+    defined = _definition_defines(text)
     blank = [cst.EmptyLine(), cst.EmptyLine()]
-    new = [new[0].with_changes(leading_lines=blank), *new[1:]]
+    if placed is not None:
+        stand_in = cst.SimpleStatementLine(
+            body=[cst.Expr(cst.Name(_STAND_IN.format(len(placed))))], leading_lines=blank)
+        new = [stand_in]
+    else:
+        new = [new[0].with_changes(leading_lines=blank), *new[1:]]
     body = list(module.body)
     anchor = -1
     for i, stmt in enumerate(body):
-        if defined & cst_walk.remembered(names_in, stmt):  # (asked again for each definition added)
+        earlier = placed.get(id(stmt)) if placed else None  # a definition added before this one
+        spelled = _definition_names(earlier) if earlier is not None else cst_walk.remembered(names_in, stmt)
+        if defined & spelled:  # (asked again for each definition added)
             break
         if _is_import_line(stmt) or _imports_guarded(stmt):
             anchor = i
@@ -871,7 +896,78 @@ def _add_definition(module: cst.Module, text: str) -> cst.Module:
         while lines and lines[0].comment is None:
             lines.pop(0)
         rest[0] = rest[0].with_changes(leading_lines=[*blank, *lines])
+    if placed is not None:
+        placed[id(new[0])] = text
     return module.with_changes(body=[*body[: anchor + 1], *new, *rest])
+
+
+def _with_definitions(module: cst.Module, placed: dict) -> str:
+    """The module's code, each stand-in line replaced by its definition's code."""
+    out = module.code
+    texts = list(placed.values())
+    lines = [_STAND_IN.format(i) + module.default_newline for i in range(len(texts))]
+    if any(out.count(line) != 1 for line in lines) or any(_STAND_IN.split("{")[0] in t for t in texts):
+        # the file (or a definition) spells a stand-in's name itself (it would have to try):
+        # the definitions are put in as nodes instead
+        body = []
+        for stmt in module.body:
+            text = placed.get(id(stmt))
+            if text is None:
+                body.append(stmt)
+                continue
+            new = templates.module_body(text)
+            body += [new[0].with_changes(leading_lines=stmt.leading_lines), *new[1:]]
+        return module.with_changes(body=body).code
+    for line, text in zip(lines, texts):
+        out = out.replace(line, _definition_code(module, text))
+    return out
+
+
+_printed: dict = {}  # (text, indent, newline) -> the definition's code
+
+
+def _definition_code(module: cst.Module, text: str) -> str:
+    """What libcst prints for the definition's statements (the first without the lines above it)
+    in ``module``, whose indentation and line ends the statements that have none of their own take."""
+    key = (text, module.default_indent, module.default_newline)
+    hit = _printed.get(key)
+    if hit is None:
+        body = templates.module_body(text)
+        stmts = [body[0].with_changes(leading_lines=[]), *body[1:]]
+        hit = "".join(module.code_for_node(s) for s in stmts)
+        if len(_printed) >= 256:
+            _printed.clear()
+        _printed[key] = hit
+    return hit
+
+
+_spelled: dict = {}  # text -> (names it spells outside imports, names spelled at all, names it
+# defines, whether it imports at its top level)
+
+
+def _definition_facts(text: str) -> tuple:
+    hit = _spelled.get(text)
+    if hit is None:
+        body = templates.module_body(text)
+        outside: set = set()
+        for stmt in body:
+            outside |= _names_outside_imports_in(stmt)
+        hit = (frozenset(outside), frozenset().union(*(names_in(stmt) for stmt in body)),
+               frozenset(s.name.value for s in body if isinstance(s, (cst.ClassDef, cst.FunctionDef))),
+               any(_is_import_line(s) or _imports_guarded(s) for s in body))
+        if len(_spelled) >= 256:
+            _spelled.clear()
+        _spelled[text] = hit
+    return hit
+
+
+def _definition_names(text: str) -> frozenset:
+    """Every name a definition's text spells (as :func:`names_in` of its statements)."""
+    return _definition_facts(text)[1]
+
+
+def _definition_defines(text: str) -> frozenset:
+    return _definition_facts(text)[2]
 
 
 def _bound(alias) -> str:
