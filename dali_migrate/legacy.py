@@ -98,22 +98,44 @@ class Legacy:
                     return n
             return None
         # the same text; deep_equals first, which gives up at the first difference, where
-        # generating every statement's code did not
+        # generating every statement's code did not; before it, a look at the line's first
+        # statement and target, which tells most lines of a file apart for much less
         first = None
+        like = _looks_like(self.anchor)
         for n in cst_walk.walk(module):
-            if type(n) is cst.SimpleStatementLine and id(n) not in taken and n.deep_equals(self.anchor):
+            if type(n) is cst.SimpleStatementLine and id(n) not in taken and like(n) and n.deep_equals(self.anchor):
                 if self.block is None:
                     return n
                 first = first or n
             elif self.block is not None and type(n) in (cst.Module, cst.IndentedBlock):
                 body = list(n.body)
                 for k, stmt in enumerate(body):
-                    if type(stmt) is cst.SimpleStatementLine and id(stmt) not in taken and stmt.deep_equals(self.anchor):
+                    if type(stmt) is cst.SimpleStatementLine and id(stmt) not in taken and like(stmt) and stmt.deep_equals(self.anchor):
                         var = code(self.anchor.body[0].targets[0].target)
                         block = next((s for s in body[k + 1 :] if _with_block(s, var)), None)
                         if block is not None and block.deep_equals(self.block):
                             return stmt
         return first
+
+
+def _looks_like(anchor: cst.SimpleStatementLine):
+    """A test that every line equal to ``anchor`` passes (a line that fails it cannot be equal):
+    as many statements, the first of the same type, and for an assignment the same target."""
+    first = anchor.body[0]
+    tp, n = type(first), len(anchor.body)
+    target = None
+    if tp is cst.Assign and len(first.targets) == 1 and type(first.targets[0].target) is cst.Name:
+        target = first.targets[0].target.value
+
+    def like(line: cst.SimpleStatementLine) -> bool:
+        if len(line.body) != n or type(line.body[0]) is not tp:
+            return False
+        if target is None:
+            return True
+        targets = line.body[0].targets
+        return len(targets) == 1 and type(targets[0].target) is cst.Name and targets[0].target.value == target
+
+    return like
 
 
 def _kwargs_from_pipeline_call(call: cst.Call) -> Optional[list]:
