@@ -12,6 +12,16 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 
+def python_reference_us() -> float:
+    """Microseconds for ``sum(range(1000))``, best of 5: the VMs this project is measured on
+    differ by 2x in plain Python speed from one session to the next (17.6 us on 2026-12-06,
+    about 9 us on a typical desktop), which moves every absolute figure and, where one side
+    waits on other threads and the other computes, the ratios too; this tells the runs apart."""
+    import timeit
+
+    return min(timeit.repeat("sum(range(1000))", number=2000, repeat=5)) / 2000 * 1e6
+
+
 def machine():
     """CPU model, cores, GPU name(s), DALI / Python versions."""
     cpu = platform.processor() or ""
@@ -28,6 +38,7 @@ def machine():
         "python": platform.python_version(),
         "platform": platform.platform(),
         "gpus": gpu_names(),
+        "python_ref_us": python_reference_us(),
     }
     try:
         import nvidia.dali as dali

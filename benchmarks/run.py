@@ -162,6 +162,8 @@ def cpu_codemod(quick):
          "goal <= 1.5x"],
         ["  the same, bare parse with the cycle collector paused as convert_source pauses it", "",
          f"{r['dali_convert_over_parse_gc_off']:.1f}x", ""],
+        ["  the first pass over these files (helper classes' text parsed once per process)", "",
+         f"{r['dali_first_pass_over_parse']:.1f}x" if "dali_first_pass_over_parse" in r else "-", ""],
     ]
     if "dali_jobs2_speedup" in r:
         rows.append(["--jobs 2 vs --jobs 1 (DALI files)", f"{r['dali_files']} files",
@@ -259,7 +261,8 @@ def main(argv=None):
     started = datetime.datetime.now(datetime.timezone.utc)
     print(f"# dali-migrate benchmarks, {started:%Y-%m-%d %H:%M} UTC")
     print(f"machine: {info['cpu']}, {info['cores']} cores; GPU: "
-          f"{', '.join(info['gpus']) or 'none'}; DALI {info['dali']}; Python {info['python']}")
+          f"{', '.join(info['gpus']) or 'none'}; DALI {info['dali']}; Python {info['python']} "
+          f"(sum(range(1000)): {info['python_ref_us']:.1f} us)")
     print(f"command: python -m benchmarks.run {' '.join(argv if argv is not None else sys.argv[1:])}")
     results = {"date": started.isoformat(), "machine": info,
                "command": "python -m benchmarks.run " + " ".join(
