@@ -13,7 +13,7 @@ import dataclasses
 from typing import Optional
 
 import libcst as cst
-import libcst.matchers as m
+from dali_migrate import match as m
 
 from dali_migrate import changed_in_place, cst_walk, iterator_subclasses
 from dali_migrate.cst_util import code, dotted, one_line, one_line_statement

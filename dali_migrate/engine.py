@@ -14,7 +14,7 @@ import re
 from typing import Optional
 
 import libcst as cst
-import libcst.matchers as m
+from dali_migrate import match as m
 
 from dali_migrate import call_sites, cst_walk, fed_inputs, helper_inlining, hidden_globals, imported_elsewhere, imported_pipelines, legacy, markers, parents as parents_mod, rules as rules_mod, templates, tf_consumers
 from dali_migrate.catalog import load as load_catalog

@@ -38,7 +38,7 @@ from __future__ import annotations
 from typing import Optional, Union
 
 import libcst as cst
-import libcst.matchers as m
+from dali_migrate import match as m
 
 from dali_migrate.cst_util import code, fresh_name, kwarg
 

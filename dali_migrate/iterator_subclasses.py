@@ -50,7 +50,7 @@ from __future__ import annotations
 from typing import Optional
 
 import libcst as cst
-import libcst.matchers as m
+from dali_migrate import match as m
 
 #: what a subclass may read from its base: the public API both classes share
 API = frozenset({"output_map", "batch_size", "size", "reset", "next", "__next__", "__iter__", "__len__"})

@@ -55,7 +55,7 @@ import dataclasses
 from typing import Optional
 
 import libcst as cst
-import libcst.matchers as m
+from dali_migrate import match as m
 
 from dali_migrate import cst_walk, helper_hoisting
 from dali_migrate.cst_util import attr_chain, code, first_line, fresh_name, kwarg, map_branches, names_in, one_line

@@ -12,7 +12,7 @@ import dataclasses
 from typing import Optional
 
 import libcst as cst
-import libcst.matchers as m
+from dali_migrate import match as m
 
 from dali_migrate import cst_walk, video_outputs
 from dali_migrate.rules import pipeline_current

@@ -7,7 +7,7 @@ another way (``type(tl).__name__``, a tuple of classes), is left to a person.
 """
 
 import libcst as cst
-import libcst.matchers as m
+from dali_migrate import match as m
 
 from dali_migrate.rules.base import CallSiteRule
 

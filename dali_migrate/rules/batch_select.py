@@ -11,7 +11,7 @@ written into the file that gives a numpy array for a CPU batch and the sample fo
 DALI does."""
 
 import libcst as cst
-import libcst.matchers as m
+from dali_migrate import match as m
 
 from dali_migrate.cst_util import attr_chain, fresh_name
 from dali_migrate.rules.base import CallSiteRule

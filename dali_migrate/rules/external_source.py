@@ -98,7 +98,7 @@ import dataclasses
 from typing import Optional
 
 import libcst as cst
-import libcst.matchers as m
+from dali_migrate import match as m
 
 from dali_migrate import cst_walk, templates
 from dali_migrate.cst_util import code, fresh_name, kwarg, one_line

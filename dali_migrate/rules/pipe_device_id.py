@@ -17,7 +17,7 @@ other value leaves the pipeline to a person, with a marker saying so.
 from __future__ import annotations
 
 import libcst as cst
-import libcst.matchers as m
+from dali_migrate import match as m
 
 from dali_migrate.rules.base import CallSiteRule
 from dali_migrate.rules.pipe_epoch_size import CannotConvert, made_value

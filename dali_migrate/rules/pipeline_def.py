@@ -34,7 +34,7 @@ but a generator that raised is finished.
 from __future__ import annotations
 
 import libcst as cst
-import libcst.matchers as m
+from dali_migrate import match as m
 
 from dali_migrate import cst_walk, legacy, templates
 from dali_migrate.cst_util import code, fresh_name, map_branches

@@ -8,7 +8,7 @@ a tensor sharing the memory (DLPack), as ``to_torch_tensor`` does.
 """
 
 import libcst as cst
-import libcst.matchers as m
+from dali_migrate import match as m
 
 from dali_migrate.rules.base import CallSiteRule
 

@@ -69,7 +69,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 import libcst as cst
-import libcst.matchers as m
+from dali_migrate import match as m
 
 from dali_migrate import cst_walk, iterator_subclasses, pipe_lists
 from dali_migrate.cst_util import code, fresh_name, kwarg, names_in
