@@ -244,18 +244,24 @@ def measure(n_plain=5000, n_dali=16, quick=False, profile=False):
     return res
 
 
-def measure_corpus(root, reps=3):
-    """convert_source vs bare parse + codegen over the .py files under `root` (files that do not
-    parse are left out: they cost a parse and an error message, nothing else)."""
+def _parsable(root):
+    """The .py files under `root` that libcst parses (the others cost a parse and an error
+    message, nothing else: not a conversion's cost)."""
     import libcst as cst
 
     paths = []
-    for p in sorted(root.rglob("*.py")):
+    for p in sorted(Path(root).rglob("*.py")):
         try:
             cst.parse_module(p.read_text())
-        except Exception:  # noqa: BLE001 - not valid Python for libcst: not a conversion's cost
+        except Exception:  # noqa: BLE001 - not valid Python for libcst
             continue
         paths.append(p)
+    return paths
+
+
+def measure_corpus(root, reps=3):
+    """convert_source vs bare parse + codegen over the .py files under `root` that parse."""
+    paths = _parsable(root)
     conv, parse, parse_gc_off, first = time_convert_vs_parse(paths, reps=reps)
     return {"corpus": str(root), "corpus_files": len(paths),
             "corpus_lines": sum(p.read_text().count("\n") for p in paths),
@@ -277,15 +283,10 @@ def best_per_file(roots, n=5):
     out = {}
     for root in roots:
         conv = parse = parse_gc_off = 0.0
-        files = 0
-        for p in sorted(Path(root).rglob("*.py")):
+        paths = _parsable(root)
+        for p in paths:
             text = p.read_text()
-            try:
-                cst.parse_module(text)
-            except Exception:  # noqa: BLE001 - not valid Python for libcst: not a conversion's cost
-                continue
             convert_source(text, path=str(p))  # (what a process learns once, learnt)
-            files += 1
             c = b = g = float("inf")
             for _ in range(n):
                 t0 = time.perf_counter()
@@ -302,7 +303,7 @@ def best_per_file(roots, n=5):
                 finally:
                     gc.enable()
             conv, parse, parse_gc_off = conv + c, parse + b, parse_gc_off + g
-        out[str(root)] = {"files": files, "convert_s": conv, "parse_codegen_s": parse,
+        out[str(root)] = {"files": len(paths), "convert_s": conv, "parse_codegen_s": parse,
                           "convert_over_parse": conv / parse, "convert_over_parse_gc_off": conv / parse_gc_off}
     return out
 
@@ -316,7 +317,7 @@ def main(argv=None):
     ap.add_argument("--json", default=None, help="write the results here (and print nothing)")
     ap.add_argument("--corpus", default=None, help="only the in-process ratio, over DIR's .py files")
     ap.add_argument("--best-of", type=int, default=None, metavar="N",
-                    help="with --corpus DIR[,DIR...] (or --dali-dir): per file, the best of N runs (best_per_file)")
+                    help="per file, the best of N runs (best_per_file), over --corpus DIR[,DIR...] or else --dali synthetic files")
     ap.add_argument("--tree", default=None,
                     help="import dali_migrate from this checkout instead (to compare two versions)")
     args = ap.parse_args(argv)

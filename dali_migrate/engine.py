@@ -11,7 +11,7 @@ import ast
 import copy
 import gc
 import re
-from typing import Optional
+from typing import NamedTuple, Optional
 
 import libcst as cst
 from dali_migrate import match as m
@@ -394,10 +394,10 @@ class _Converter:
             # id(stand-in statement) -> the definition's text; None: the definitions go in as
             # nodes (one that imports at its top level: a later definition may go below that
             # import, inside what a stand-in would hold as one line)
-            placed: Optional[dict] = None if any(_definition_facts(t)[3] for t in texts) else {}
+            placed: Optional[dict] = None if any(_definition_facts(t).imports for t in texts) else {}
             for text in texts:
                 new_module = _add_definition(new_module, text, placed)
-            used = _names_outside_imports(new_module).union(*(_definition_facts(t)[0] for t in texts))
+            used = _names_outside_imports(new_module).union(*(_definition_facts(t).used for t in texts))
             if self._new_numpy and self._new_numpy in used:
                 new_module = _add_import(new_module, f"import numpy as {self._new_numpy}", before_dali=True)
             return _with_definitions(new_module, placed) if placed else new_module.code
@@ -872,20 +872,17 @@ def _add_definition(module: cst.Module, text: str, placed: Optional[dict] = None
 
     ``placed``: where given, a stand-in line goes in for the definition, and {id(line): text} is
     recorded there for :func:`_with_definitions`."""
-    new = templates.module_body(text)  # (the same helpers come for many files)
-    defined = _definition_defines(text)
+    defined = _definition_facts(text).defines
     blank = [cst.EmptyLine(), cst.EmptyLine()]
     if placed is not None:
-        stand_in = cst.SimpleStatementLine(
-            body=[cst.Expr(cst.Name(_STAND_IN.format(len(placed))))], leading_lines=blank)
-        new = [stand_in]
+        new = [cst.SimpleStatementLine(body=[cst.Expr(cst.Name(_STAND_IN.format(len(placed))))], leading_lines=blank)]
     else:
-        new = [new[0].with_changes(leading_lines=blank), *new[1:]]
+        new = _definition_nodes(text, blank)
     body = list(module.body)
     anchor = -1
     for i, stmt in enumerate(body):
         earlier = placed.get(id(stmt)) if placed else None  # a definition added before this one
-        spelled = _definition_names(earlier) if earlier is not None else cst_walk.remembered(names_in, stmt)
+        spelled = _definition_facts(earlier).spelled if earlier is not None else cst_walk.remembered(names_in, stmt)
         if defined & spelled:  # (asked again for each definition added)
             break
         if _is_import_line(stmt) or _imports_guarded(stmt):
@@ -915,8 +912,7 @@ def _with_definitions(module: cst.Module, placed: dict) -> str:
             if text is None:
                 body.append(stmt)
                 continue
-            new = templates.module_body(text)
-            body += [new[0].with_changes(leading_lines=stmt.leading_lines), *new[1:]]
+            body += _definition_nodes(text, stmt.leading_lines)
         return module.with_changes(body=body).code
     for line, text in zip(lines, texts):
         out = out.replace(line, _definition_code(module, text))
@@ -932,42 +928,44 @@ def _definition_code(module: cst.Module, text: str) -> str:
     key = (text, module.default_indent, module.default_newline)
     hit = _printed.get(key)
     if hit is None:
-        body = templates.module_body(text)
-        stmts = [body[0].with_changes(leading_lines=[]), *body[1:]]
-        hit = "".join(module.code_for_node(s) for s in stmts)
+        hit = "".join(module.code_for_node(s) for s in _definition_nodes(text, []))
         if len(_printed) >= 256:
             _printed.clear()
         _printed[key] = hit
     return hit
 
 
-_spelled: dict = {}  # text -> (names it spells outside imports, names spelled at all, names it
-# defines, whether it imports at its top level)
+def _definition_nodes(text: str, leading_lines: list) -> list:
+    """The definition's statements (parsed once per text: templates.py), the first with
+    ``leading_lines`` above it."""
+    body = templates.module_body(text)  # (the same helpers come for many files)
+    return [body[0].with_changes(leading_lines=leading_lines), *body[1:]]
 
 
-def _definition_facts(text: str) -> tuple:
-    hit = _spelled.get(text)
+class _Facts(NamedTuple):
+    used: frozenset  # the names it spells outside imports (as _names_outside_imports)
+    spelled: frozenset  # every name it spells (as names_in of its statements)
+    defines: frozenset  # the classes and functions it defines
+    imports: bool  # whether it imports at its top level
+
+
+_facts: dict = {}  # text -> _Facts
+
+
+def _definition_facts(text: str) -> _Facts:
+    hit = _facts.get(text)
     if hit is None:
         body = templates.module_body(text)
-        outside: set = set()
-        for stmt in body:
-            outside |= _names_outside_imports_in(stmt)
-        hit = (frozenset(outside), frozenset().union(*(names_in(stmt) for stmt in body)),
-               frozenset(s.name.value for s in body if isinstance(s, (cst.ClassDef, cst.FunctionDef))),
-               any(_is_import_line(s) or _imports_guarded(s) for s in body))
-        if len(_spelled) >= 256:
-            _spelled.clear()
-        _spelled[text] = hit
+        hit = _Facts(
+            used=frozenset().union(*(_names_outside_imports_in(stmt) for stmt in body)),
+            spelled=frozenset().union(*(names_in(stmt) for stmt in body)),
+            defines=frozenset(s.name.value for s in body if isinstance(s, (cst.ClassDef, cst.FunctionDef))),
+            imports=any(_is_import_line(s) or _imports_guarded(s) for s in body),
+        )
+        if len(_facts) >= 256:
+            _facts.clear()
+        _facts[text] = hit
     return hit
-
-
-def _definition_names(text: str) -> frozenset:
-    """Every name a definition's text spells (as :func:`names_in` of its statements)."""
-    return _definition_facts(text)[1]
-
-
-def _definition_defines(text: str) -> frozenset:
-    return _definition_facts(text)[2]
 
 
 def _bound(alias) -> str:
