@@ -50,6 +50,13 @@ _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 # _collect tests every node of a pipeline by its exact type: none of these classes has subclasses,
 # and isinstance() against them takes abc's slow path for every node that is none of them
 _SCOPE_TYPES = frozenset(_SCOPES)
+# What a DataNode of DALI 2.4 has besides dunders (its class's members and what __init__ sets):
+# `x.cpu().numpy()` reads something else, so `x` is not DALI data (pipeline mode would raise
+# AttributeError there). tests/rules/test_build_time_calls.py compares it with the installed DALI.
+DATA_NODE_ATTRS = frozenset((
+    "_check_gpu2cpu", "_to_backend", "cpu", "gpu", "property", "shape", "source_info",
+    "device", "dtype", "index", "layout", "name", "ndim", "source",
+))
 _COMPREHENSION_TYPES = frozenset(_COMPREHENSIONS)
 
 
@@ -271,10 +278,15 @@ def _opaque_data(info, calls: _Calls) -> Optional[str]:
     for call, op in info.op_calls:
         if op.fn_name not in _OWN_ARGUMENTS:
             used.extend((arg.value, call) for arg in call.args if arg.keyword is None)
+    not_data: set = set()  # `boxes(...).cpu().numpy()`: a DataNode has no numpy(), so this is not DALI data
     for stmt in info.statements:
         for sub in cst_walk.walk(stmt, not_into=_SCOPES):
             if type(sub) is cst.Call and moved(sub):
                 used.append((sub.func.value, sub))
+            elif (type(sub) is cst.Attribute and type(sub.value) is cst.Call and moved(sub.value)
+                    and sub.attr.value not in DATA_NODE_ATTRS):
+                not_data.add(id(sub.value))
+    used = [(data, where) for data, where in used if id(where) not in not_data]
     if info.returned is not None:
         used.append((info.returned, info.returned))
     for data, where in used:

@@ -213,3 +213,31 @@ def test_a_name_bound_again_to_a_value_of_its_own_is_not_marked():
     out = convert("@pipeline_def(batch_size=4)\ndef p(root):\n    jpegs = open_reader(root)\n    jpegs = root\n"
                   "    j, l = fn.readers.file(file_root=jpegs)\n    return fn.decoders.image(j), l\n", header=IMPORTED)
     assert "# dali-migrate" not in out
+
+
+def test_a_value_read_through_cpu_then_a_method_data_lacks_is_not_dali_data():
+    # `boxes(...).cpu().numpy()`: a DataNode has no numpy(), so the original could only run with
+    # something else there (a torch tensor): evaluated once before the loop, as it was
+    out = convert("@pipeline_def(batch_size=4)\ndef p(root, boxes):\n"
+                  "    anchors = boxes(order='ltrb').cpu().numpy().flatten().tolist()\n"
+                  "    j, l = fn.readers.file(file_root=root)\n    img = fn.decoders.image(j)\n"
+                  "    return img, fn.cast(l, dtype=anchors[0])\n", header=IMPORTED)
+    assert "# dali-migrate" not in out
+    head, loop = _head_and_loop(out)
+    assert "anchors = boxes(order='ltrb').cpu().numpy().flatten().tolist()" in head
+
+
+def test_a_value_read_through_cpu_then_data_s_own_method_is_still_marked():
+    out = convert("@pipeline_def(batch_size=4)\ndef p(root):\n    jpegs, labels = open_reader(root)\n"
+                  "    shape = labels.cpu().shape()\n    images = fn.decoders.image(jpegs)\n"
+                  "    return images, shape\n", header=IMPORTED)
+    assert "that dali-migrate cannot see into, is DALI data here" in out
+
+
+def test_data_node_attribute_list_is_dali_s():
+    data_node = __import__("pytest").importorskip("nvidia.dali.data_node")
+    from dali_migrate.rules.build_time_calls import DATA_NODE_ATTRS
+
+    own = {n for n in dir(data_node.DataNode) if not n.startswith("__")}
+    own |= set(vars(data_node.DataNode("x", "cpu", None)))
+    assert own <= DATA_NODE_ATTRS
