@@ -35,6 +35,12 @@ replaced by A's ``__init__`` with the arguments in place of its parameters (name
 only), ``x = super().define_graph()`` by A's graph, and methods B does not define are A's. A
 class that stays a class keeps its bases classes too.
 
+A name define_graph binds that __init__'s code also spells (``resize = self.rand_resize()`` beside
+``ops.Uniform(range=[resize, ...])`` and the parameter ``resize``) takes a new name in define_graph's
+statements (``resize_2``), everywhere it spells it: in the one function, the operators' arguments
+and __init__'s code read what they read before. Not where a lambda or inner function of define_graph
+spells it too, or it is declared global.
+
 Other methods that these call on self as statements of their own (``return
 self.base_define_graph(images, labels)``) are inlined; methods nothing calls (``__len__``) go with
 the class; a class without define_graph whose subclasses all convert is folded into them and goes
@@ -2052,6 +2058,7 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
     # __init__'s value once they are one function
     init_bound = param_names | set(values) | _assigned(*setup) | set(settings_locals.values())
     read_by_made_ops = read_names(*ops_members.values())
+    graph_renames: dict = {}  # define_graph's locals that take new names (see below)
     for what, stmts in (("define_graph", graph_stmts), ("iter_setup", setup_stmts)):
         captured = (read_names(*stmts) - _assigned(*stmts) - {self_name}) & init_bound
         if captured:
@@ -2064,6 +2071,14 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
         # name the graph binds (resize = self.rand_resize() beside ops.Uniform(range=[resize, ...]))
         # would be the graph's value from the second iteration on
         rebound = read_by_made_ops & _assigned(*stmts)
+        hidden = (read_names(*setup) - init_bound - {self_name}) & _assigned(*stmts)
+        if what == "define_graph" and (rebound or hidden) and _locals_renamable(stmts, rebound | hidden):
+            # a name define_graph binds is its own local, in every place it spells it: under a
+            # new name there, the operators' arguments and __init__'s code read what they read
+            # before, and define_graph computes what it computed
+            for name in sorted(rebound | hidden):
+                graph_renames[name] = cst.Name(fresh_name(name, used_names))
+            continue
         if rebound:
             first = sorted(rebound)[0]
             raise _NotSimple(
@@ -2072,13 +2087,14 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
             )
         # (and the other way: a name bound there is local to the whole function, where __init__'s
         # code would read it before it is bound)
-        hidden = (read_names(*setup) - init_bound - {self_name}) & _assigned(*stmts)
         if hidden:
             first = sorted(hidden)[0]
             raise _NotSimple(
                 f"__init__ reads `{first}` from outside the class, and {what} binds `{first}`: in the one converted "
                 f"function __init__'s code would read {what}'s local before it is bound; rename one of them, or convert by hand"
             )
+
+    graph_body = _rename(graph_body, graph_renames)
 
     # Nodes define_graph keeps as self.<attr> (for iter_setup to feed them) become locals.
     graph_attrs = _self_targets(*graph_body)
@@ -2206,6 +2222,19 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
         decorators=[_decorator(settings)],
         leading_lines=cls.leading_lines,
     )
+
+
+_OWN_SCOPES = (cst.Lambda, cst.FunctionDef, cst.ClassDef, cst.Global, cst.Nonlocal)
+
+
+def _locals_renamable(stmts: list, names: set) -> bool:
+    """Whether every place ``stmts`` spell these names is the one function's local: not a
+    lambda's or inner function's parameter or name of its own, not declared global."""
+    for stmt in stmts:
+        for node in cst_walk.walk(stmt):
+            if isinstance(node, _OWN_SCOPES) and not names.isdisjoint(cst_walk.names(node)):
+                return False
+    return True
 
 
 def iter_setup_draws(stmt) -> Optional[list]:

@@ -10,6 +10,7 @@ to in its scope), the statement is left to a person; passing it on (``np.asarray
 
 import libcst as cst
 
+from dali_migrate.bound_uses import attribute_use
 from dali_migrate.cst_util import attr_chain
 from dali_migrate.rules.base import CallSiteRule
 
@@ -18,32 +19,10 @@ def _rewrite(call, receiver, site):
     return cst.Call(func=attr_chain(f"{site.ndd}.as_tensor"), args=[cst.Arg(receiver)])
 
 
-def _attribute_use(call, parents):
-    """`call.attr` or `name.attr` for the name `call` is assigned to: the attribute's source, or None."""
-    parent = parents.of(call)
-    if isinstance(parent, cst.Attribute) and parent.value is call:
-        return parent.attr.value
-    target = None
-    if isinstance(parent, cst.Assign) and parent.value is call and len(parent.targets) == 1:
-        target = parent.targets[0].target
-    elif isinstance(parent, cst.AnnAssign) and parent.value is call:
-        target = parent.target
-    if not isinstance(target, cst.Name):
-        return None
-    scope = parents.scope(call)
-    for name in parents.names(target.value):
-        if parents.scope(name) is not scope:
-            continue
-        up = parents.of(name)
-        if isinstance(up, cst.Attribute) and up.value is name:
-            return f"{target.value}.{up.attr.value}"
-    return None
-
-
 def _blocker(call, site):
     if site.parents is None:
         return None
-    use = _attribute_use(call, site.parents)
+    use = attribute_use(call, site.parents)
     if use is None:
         return None
     return (f"TensorList.as_tensor() gives a backend TensorCPU/TensorGPU here, whose methods "

@@ -8,11 +8,16 @@ becomes ``np.asarray(batch.select(i))``, so that numpy methods and numpy arithme
 Elsewhere the batch may be on either device (a CPU output of a pipeline with GPU operators, such as
 a reader's labels; a device chosen by a parameter), and ``.at(i)`` becomes a call of a function
 written into the file that gives a numpy array for a CPU batch and the sample for a GPU one, as
-DALI does."""
+DALI does.
+
+Left to a person: a ``tl[i]`` kept in a name whose attributes the code then reads (``t = tl[i]``,
+``t.shape()``, ``t.copy_to_external(ptr)``: TensorCPU/TensorGPU methods that the ndd.Tensor names
+otherwise or lacks), or hands to a function of the file, which dali-migrate does not follow into."""
 
 import libcst as cst
 from dali_migrate import match as m
 
+from dali_migrate.bound_uses import attribute_use, passed_to_own_function
 from dali_migrate.cst_util import attr_chain, fresh_name
 from dali_migrate.rules.base import CallSiteRule
 
@@ -43,6 +48,23 @@ def _needs(node, site) -> dict:
     return {HELPER: _SOURCE.format(name=_helper_name(site), numpy=site.numpy)}
 
 
+def _blocker(node, site):
+    # (``tl[i].shape()`` and ``tl[i].as_cpu()`` are decided where the call sites are planned)
+    if not isinstance(node, cst.Subscript) or site.parents is None:
+        return None
+    use = attribute_use(node, site.parents, bound_only=True)
+    if use is not None:
+        return (f"a sample of a TensorList (a TensorCPU/TensorGPU) is kept here and its attributes are read "
+                f"(`{use}`): they differ on the ndd.Tensor that batch.select(i) gives (shape and layout are "
+                f"properties there, and it has no copy_to_external or as_cpu): convert by hand")
+    func = passed_to_own_function(node, site.parents)
+    if func is not None:
+        return (f"a sample of a TensorList (a TensorCPU/TensorGPU) goes to {func}(), which dali-migrate does "
+                f"not follow: what it does with it may not work on the ndd.Tensor that batch.select(i) "
+                f"gives; convert by hand")
+    return None
+
+
 def _rewrite(node, receiver, site):
     if isinstance(node, cst.Subscript):
         index = node.slice[0].slice.value
@@ -59,5 +81,6 @@ RULE = CallSiteRule(
     receiver="batch",
     methods=("at", "__getitem__"),
     rewrite=_rewrite,
+    blocker=_blocker,
     needs=_needs,
 )

@@ -28,6 +28,6 @@ def show(root):
     host = images.cpu()
     dense = ndd.as_tensor(images)
     label_array = np.asarray(ndd.as_tensor(labels))
-    print(n, first.shape, second.shape, shapes, third, kind, np.asarray(host.select(0)), dense, label_array)
+    print(n, first.shape, np.asarray(second).shape, shapes, third, kind, np.asarray(host.select(0)), dense, label_array)
     print(np.array(np.asarray(outputs[1].select(0))))
     return label_array

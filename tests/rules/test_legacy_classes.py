@@ -966,10 +966,23 @@ def test_a_module_variable_define_graph_reads_and_init_binds_is_refused():
     assert "dali-migrate:" not in out and "resize_x=size" in out
 
 
-def test_a_module_variable_init_reads_and_define_graph_binds_is_refused():
-    # in one function `size` would be local throughout: __init__'s read of it would raise
+def test_a_module_variable_init_reads_and_define_graph_binds_takes_a_new_name_in_the_graph():
+    # in one function `size` would be local throughout (__init__'s read of the module's would
+    # raise): define_graph's own `size` becomes size_2, everywhere define_graph spells it
     src = _GLOBAL.replace("        {init_local} = 16\n", "        self.width = size * 2\n").replace(
         "        jpegs, labels = self.input()\n", "        jpegs, labels = self.input()\n        size = self.width\n")
+    out = convert(src, header="")
+    assert "dali-migrate:" not in out and "class One" not in out
+    assert "    width = size * 2\n" in out
+    assert "size_2 = width\n" in out and "resize_x=size_2)" in out
+
+
+def test_a_graph_local_a_lambda_of_the_graph_spells_too_keeps_the_class():
+    # `lambda size: ...` binds a `size` of its own: renaming every `size` of define_graph but its
+    # parameter would change what the lambda reads, so the class stays as it is
+    src = _GLOBAL.replace("        {init_local} = 16\n", "        self.width = size * 2\n").replace(
+        "        jpegs, labels = self.input()\n",
+        "        jpegs, labels = self.input()\n        size = self.width\n        half = (lambda size: size // 2)(size)\n")
     out = convert(src, header="")
     assert "class One(Pipeline):" in out
     assert "__init__ reads `size` from outside the class, and define_graph binds `size`" in out
@@ -991,10 +1004,10 @@ def test_a_setting_init_computes_before_super_keeps_the_class():
     assert "a setting that __init__ computes first (`batch_size=self.bs`)" in out
 
 
-def test_an_operator_argument_the_graph_binds_again_keeps_the_class():
+def test_an_operator_argument_the_graph_binds_again_takes_a_new_name_in_the_graph():
     # retinanet-examples: ops.Uniform(range=[resize, ...]) in __init__ and `resize = self.rand_resize()`
     # in define_graph; the operator's call moves into the loop, where from the second iteration on
-    # `resize` would be the batch the graph drew
+    # `resize` would be the batch the graph drew: the graph's `resize` takes a new name there
     src = (
         "import nvidia.dali.ops as ops\nfrom nvidia.dali.pipeline import Pipeline\n\n\n"
         "class P(Pipeline):\n    def __init__(self, root, resize, max_size):\n        super().__init__(2, 1, None, seed=1)\n"
@@ -1004,6 +1017,11 @@ def test_an_operator_argument_the_graph_binds_again_keeps_the_class():
         "        return jpegs, {name}\n"
     )
     out = convert(src.format(name="resize"), header="")
+    assert "dali-migrate:" not in out and "class P" not in out
+    assert "resize_2 = ndd.random.uniform(range=[resize, float(max_size)]" in out
+    assert "outputs = jpegs, resize_2" in out
+    out = convert(src.format(name="resize").replace(
+        "        return jpegs, resize\n", "        keep = [resize for _ in range(1)]\n        f = lambda resize: resize\n        return jpegs, resize\n"), header="")
     assert "class P(Pipeline):" in out
     assert "an operator made in __init__ reads `resize`, which define_graph binds" in out
     out = convert(src.format(name="size"), header="")
