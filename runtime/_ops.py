@@ -204,20 +204,26 @@ def _random_module():
     return _random
 
 
-# Small CPU calls run on a one-thread pool. DALI's CPU operators hand every sample to the
+# Small CPU calls may run on a one-thread pool. DALI's CPU operators hand every sample to the
 # thread pool; for a few microseconds of work per sample, waking the workers and waiting for
-# them costs more than the work (flip of 32 8x8x3 samples: ~40 us on a one-thread
-# `_ThreadPool`, ~100-150 us on the two-thread default pool of a 2-core machine). Results do not
-# change: only deterministic, stateless operators (no random state, no seed, not stateful) take
-# this path, and they compute each sample independently of the thread that runs it. A call
-# whose fastest of its first _SMALL_PROBE runs on the one thread takes longer than _SMALL_MAX_S
-# marks its cache key, and calls with that key go back to the context's pool.
+# them can cost more than the work (flip of 32 8x8x3 samples on one 2-core VM: ~40 us on a
+# one-thread pool, ~100-150 us on the two-thread default pool). On another 2-core VM the same
+# call was the other way round (one thread ~110 us, the default pool ~60-90 us: there the
+# per-sample work dominates and two threads share it), so neither pool is chosen up front:
+# the first 2 * _SMALL_PROBE calls with a cache key alternate between the one-thread pool and
+# the context's pool, and the key keeps the one whose fastest run was faster (a loaded machine
+# delays some runs, never all). Results do not change: only deterministic, stateless operators
+# (no random state, no seed, not stateful) take this path, and they compute each sample
+# independently of the thread that runs it. A call whose fastest run on the one thread takes
+# longer than _SMALL_MAX_S is real work and goes to the context's pool either way.
 _SMALL_ELEMENTS = 16384  # total input elements (all samples) for a call to count as small
 _SMALL_MAX_BATCH = 64
 _SMALL_MAX_S = 250e-6
 _SMALL_EXCLUDED = ("Normalize",)  # batch-wide statistics: keep the thread partitioning as is
 _demoted = set()
-_small_state = {}  # key -> [runs, fastest run] while probing, True once small
+# key (of the one-thread instance) -> [runs, fastest] on the one thread and on the context's
+# pool while probing; True once small (keys that go back to the context's pool are in _demoted)
+_small_state = {}
 _SMALL_PROBE = 8
 _small_tls = threading.local()
 
@@ -385,12 +391,23 @@ def invoke(d, inputs, kwargs, batch_size=None, device=None, rng=None, site=None,
             small = _small_pool()
         rest = (tuple(skey), tuple(in_meta),
                 tuple(sorted(arg_meta.items())) if arg_meta else ())
+        probe = None  # (the key's probe state, 0: this run is on the one thread, 2: on the context's pool)
         if small is not None:
             key = (d.schema_name, backend, dev_id, 1, max_bs) + rest
-            if key in _demoted:
+            state = _small_state.get(key)
+            if state is True:
+                nt, pool = 1, small
+            elif key in _demoted:
                 small = None
             else:
-                nt, pool = 1, small
+                if state is None:
+                    if len(_small_state) > 4096:
+                        _small_state.clear()
+                    state = _small_state[key] = [0, math.inf, 0, math.inf, key]
+                if state[0] <= state[2]:
+                    nt, pool, probe = 1, small, (state, 0)
+                else:
+                    small, probe = None, (state, 2)
         if small is None:
             key = (d.schema_name, backend, dev_id, nt, max_bs) + rest
         _cache = _caches.ops
@@ -411,10 +428,10 @@ def invoke(d, inputs, kwargs, batch_size=None, device=None, rng=None, site=None,
                 return wrap_outputs(outs, is_batch)
         if op._ahead_future is not None:
             _ahead.settle(op)
-        if small is not None and _small_state.get(key) is not True:
+        if probe is not None:
             t0 = _perf_counter()
             outs = op.run(pool, in_tls, arg_tls, n, ctx.cuda_stream)
-            _probe_small(key, _perf_counter() - t0)
+            _probe_small(probe, _perf_counter() - t0)
         else:
             outs = op.run(pool, in_tls, arg_tls, n, ctx.cuda_stream)
         if ticket is not None:
@@ -426,26 +443,25 @@ def invoke(d, inputs, kwargs, batch_size=None, device=None, rng=None, site=None,
     return wrap_outputs(outs, is_batch)
 
 
-def _probe_small(key, dt):
-    """Probe the first _SMALL_PROBE runs of a key on the one-thread pool: the fastest of them is
-    the work (a loaded machine delays some runs, never all). Real work goes to the full pool."""
-    st = _small_state.get(key)
-    if st is None:
-        if len(_small_state) > 4096:
-            _small_state.clear()
-        _small_state[key] = [1, dt]
+def _probe_small(probe, dt):
+    """Count one probe run (see _SMALL_PROBE); once both pools had theirs, the key keeps the
+    one-thread pool if its fastest run was the faster (and not real work), else goes back."""
+    state, side = probe
+    state[side] += 1
+    if dt < state[side + 1]:
+        state[side + 1] = dt
+    if state[0] < _SMALL_PROBE or state[2] < _SMALL_PROBE:
         return
-    st[0] += 1
-    if dt < st[1]:
-        st[1] = dt
-    if st[0] >= _SMALL_PROBE:
-        if st[1] > _SMALL_MAX_S:
-            if len(_demoted) > 4096:
-                _demoted.clear()
-            _demoted.add(key)
-            del _small_state[key]
-        else:
-            _small_state[key] = True
+    key = state[4]
+    if _small_state.get(key) is not state:  # (cleared meanwhile, or decided by another thread)
+        return
+    if state[1] <= state[3] and state[1] <= _SMALL_MAX_S:
+        _small_state[key] = True
+    else:
+        if len(_demoted) > 4096:
+            _demoted.clear()
+        _demoted.add(key)
+        _small_state.pop(key, None)
 
 
 _perf_counter = time.perf_counter

@@ -102,11 +102,45 @@ def test_small_call_pool_gives_way_to_real_work():
     _ops._SMALL_MAX_S = 0.0  # every run counts as slow
     try:
         before = len(_ops._demoted)
-        for _ in range(_ops._SMALL_PROBE):
+        for _ in range(2 * _ops._SMALL_PROBE):  # (the probe alternates between the two pools)
             ndd.flip(b, horizontal=1, vertical=0)
         assert len(_ops._demoted) == before + 1
     finally:
         _ops._SMALL_MAX_S = saved
+
+
+@pytest.mark.dali
+@pytest.mark.parametrize("faster", ["one thread", "context pool"])
+def test_small_call_keeps_the_pool_whose_fastest_probe_was_faster(monkeypatch, faster):
+    # which pool wins depends on the machine (tens of microseconds either way on 2-core VMs):
+    # the probe's timings are replaced here so that each outcome is checked
+    import dali_migrate.runtime as ndd
+    from dali_migrate.runtime import _ops
+
+    real = _ops._probe_small
+    sides = []
+
+    def timed(probe, dt):
+        sides.append(probe[1])
+        one_thread = probe[1] == 0
+        real(probe, 1e-6 if one_thread == (faster == "one thread") else 9e-6)
+
+    monkeypatch.setattr(_ops, "_probe_small", timed)
+    shape = (8, 9, 3)
+    n = 8 if faster == "one thread" else 4  # a cache key of each case's own (keys hold the batch size)
+    b = ndd.batch([np.zeros(shape, np.uint8)] * n, layout="HWC")
+    kept, demoted = {k for k, v in _ops._small_state.items() if v is True}, set(_ops._demoted)
+    for _ in range(2 * _ops._SMALL_PROBE + 3):
+        out = ndd.flip(b, horizontal=1, vertical=1)
+    assert sides[: 2 * _ops._SMALL_PROBE] == [0, 2] * _ops._SMALL_PROBE  # alternating, then decided
+    assert len(sides) == 2 * _ops._SMALL_PROBE
+    new_kept = {k for k, v in _ops._small_state.items() if v is True} - kept
+    new_demoted = _ops._demoted - demoted
+    if faster == "one thread":
+        assert len(new_kept) == 1 and not new_demoted
+    else:
+        assert len(new_demoted) == 1 and not new_kept
+    assert all(np.array_equal(np.asarray(s), np.zeros(shape, np.uint8)) for s in out)
 
 
 @pytest.mark.dali
