@@ -189,13 +189,39 @@ def measure_alone(device="cpu", batch_sizes=(1, 32), iters=300, reps=9, rounds=2
     return out
 
 
+def _one_thread_always():
+    # the rule before the sixteenth session: a small call stays on the one-thread pool unless
+    # that pool's fastest probe run took longer than _SMALL_MAX_S
+    from dali_migrate.runtime import _ops
+
+    def decide(probe, dt):
+        state, side = probe
+        if side == 0 and dt <= _ops._SMALL_MAX_S:
+            _ops._small_state[state[4]] = True
+
+    _ops._probe_small = decide
+
+
+def _context_pool_always():
+    from dali_migrate.runtime import _ops
+
+    _ops._SMALL_MAX_BATCH = 0  # no call counts as small
+
+
+_SMALL_POOL_RULES = {"auto": lambda: None, "one-thread": _one_thread_always, "context": _context_pool_always}
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--device", default="cpu", choices=["cpu", "gpu"])
     ap.add_argument("--iters", type=int, default=300)
     ap.add_argument("--reps", type=int, default=9)
     ap.add_argument("--alone", action="store_true", help="each variant in a process of its own")
+    ap.add_argument("--small-pool", default="auto", choices=list(_SMALL_POOL_RULES),
+                    help="which pool the runtime's small CPU calls use: its own choice (auto, "
+                         "the default), or forced, to compare the choices side by side")
     args = ap.parse_args(argv)
+    _SMALL_POOL_RULES[args.small_pool]()
     if args.alone:
         res = measure_alone(args.device, iters=args.iters, reps=args.reps)
     else:

@@ -385,29 +385,29 @@ def invoke(d, inputs, kwargs, batch_size=None, device=None, rng=None, site=None,
                                f" this seeded operator was first called with.")
     else:
         max_bs = 1 << (n - 1).bit_length()
-        small = None
-        if (backend == "cpu" and nt > 1 and n <= _SMALL_MAX_BATCH and _small_ok(d)
-                and _elements_at_most(in_tls, _SMALL_ELEMENTS)):
-            small = _small_pool()
         rest = (tuple(skey), tuple(in_meta),
                 tuple(sorted(arg_meta.items())) if arg_meta else ())
+        small = None
         probe = None  # (the key's probe state, 0: this run is on the one thread, 2: on the context's pool)
-        if small is not None:
+        if backend == "cpu" and nt > 1 and n <= _SMALL_MAX_BATCH and _small_ok(d):
             key = (d.schema_name, backend, dev_id, 1, max_bs) + rest
-            state = _small_state.get(key)
-            if state is True:
-                nt, pool = 1, small
-            elif key in _demoted:
-                small = None
-            else:
-                if state is None:
-                    if len(_small_state) > 4096:
-                        _small_state.clear()
-                    state = _small_state[key] = [0, math.inf, 0, math.inf, key]
-                if state[0] <= state[2]:
-                    nt, pool, probe = 1, small, (state, 0)
+            # (a key that went back to the context's pool is settled before the samples are
+            # counted: that count is most of what deciding costs at batch 32)
+            if key not in _demoted and _elements_at_most(in_tls, _SMALL_ELEMENTS):
+                small = _small_pool()
+            if small is not None:
+                state = _small_state.get(key)
+                if state is True:
+                    nt, pool = 1, small
                 else:
-                    small, probe = None, (state, 2)
+                    if state is None:
+                        if len(_small_state) > 4096:
+                            _small_state.clear()
+                        state = _small_state[key] = [0, math.inf, 0, math.inf, key]
+                    if state[0] <= state[2]:
+                        nt, pool, probe = 1, small, (state, 0)
+                    else:
+                        small, probe = None, (state, 2)
         if small is None:
             key = (d.schema_name, backend, dev_id, nt, max_bs) + rest
         _cache = _caches.ops
