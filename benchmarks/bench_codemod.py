@@ -308,6 +308,43 @@ def best_per_file(roots, n=5):
     return out
 
 
+def floor(roots, n=3):
+    """What a conversion is made of, per set of files (best of ``n`` passes over the set each):
+    parsing its input, printing its output (larger than the input where pipelines were converted)
+    and the rest, the analysis and rewriting. Parse of the input plus codegen of the output is
+    the floor a conversion cannot go under, whatever its analysis costs; both are given as
+    multiples of the goal's baseline, a bare parse + codegen of the input."""
+    import libcst as cst
+
+    from dali_migrate.engine import convert_source
+
+    def best(f):
+        b = float("inf")
+        for _ in range(n):
+            t0 = time.perf_counter()
+            f()
+            b = min(b, time.perf_counter() - t0)
+        return b
+
+    out = {}
+    for root in roots:
+        texts = [p.read_text() for p in _parsable(root)]
+        outputs = [convert_source(t).output for t in texts]  # (also what a process learns once)
+        ins = [cst.parse_module(t) for t in texts]
+        outs = [cst.parse_module(t) for t in outputs]
+        parse_in = best(lambda: [cst.parse_module(t) for t in texts])
+        codegen_in = best(lambda: [m.code for m in ins])
+        codegen_out = best(lambda: [m.code for m in outs])
+        conv = best(lambda: [convert_source(t) for t in texts])
+        base = parse_in + codegen_in
+        out[str(root)] = {"files": len(texts), "input_chars": sum(map(len, texts)),
+                          "output_chars": sum(map(len, outputs)), "parse_in_s": parse_in,
+                          "codegen_in_s": codegen_in, "codegen_out_s": codegen_out, "convert_s": conv,
+                          "convert_over_parse": conv / base, "floor_over_parse": (parse_in + codegen_out) / base,
+                          "analysis_over_parse": (conv - parse_in - codegen_out) / base}
+    return out
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--plain", type=int, default=5000)
@@ -318,6 +355,9 @@ def main(argv=None):
     ap.add_argument("--corpus", default=None, help="only the in-process ratio, over DIR's .py files")
     ap.add_argument("--best-of", type=int, default=None, metavar="N",
                     help="per file, the best of N runs (best_per_file), over --corpus DIR[,DIR...] or else --dali synthetic files")
+    ap.add_argument("--floor", action="store_true",
+                    help="split the conversion of --corpus DIR[,DIR...] (else the --dali synthetic files) into "
+                         "parse, codegen and the rest (floor())")
     ap.add_argument("--tree", default=None,
                     help="import dali_migrate from this checkout instead (to compare two versions)")
     args = ap.parse_args(argv)
@@ -326,6 +366,23 @@ def main(argv=None):
         import dali_migrate
 
         assert Path(dali_migrate.__file__).resolve().is_relative_to(Path(args.tree).resolve()), dali_migrate.__file__
+    if args.floor:
+        roots = args.corpus.split(",") if args.corpus else []
+        if not roots:
+            tmp = tempfile.mkdtemp(prefix="dm_codemod_floor_")
+            make_dali_files(tmp, args.dali)
+            roots = [tmp]
+        r = floor(roots)
+        if args.json:
+            Path(args.json).write_text(json.dumps(r))
+        else:
+            for root, v in r.items():
+                print(f"{root}: {v['files']} files, {v['input_chars']} -> {v['output_chars']} characters; "
+                      f"parse {v['parse_in_s']:.2f} s, codegen of the input {v['codegen_in_s']:.2f} s, of the "
+                      f"output {v['codegen_out_s']:.2f} s, convert {v['convert_s']:.2f} s: "
+                      f"{v['convert_over_parse']:.2f}x the baseline, of which the floor (parse + codegen of the "
+                      f"output) {v['floor_over_parse']:.2f}x and the analysis {v['analysis_over_parse']:.2f}x")
+        return
     if args.best_of:
         roots = args.corpus.split(",") if args.corpus else []
         if not roots:  # the synthetic DALI files

@@ -166,3 +166,15 @@ def test_check_of_files_without_dali_is_fast(tmp_path):
     t, rc, err = bench_codemod._cli(["--check", "-q", str(root)])
     assert rc == 0, err
     assert t <= CHECK_1000_BOUND_S, f"{t:.2f} s for 1,000 files"
+
+
+def test_codemod_floor_splits_a_conversion(tmp_path):
+    # bench_codemod --floor: what a conversion is made of (docs/performance.md, sixteenth session)
+    from benchmarks import bench_codemod
+
+    bench_codemod.make_dali_files(tmp_path / "dali", 2)
+    (r,) = bench_codemod.floor([tmp_path / "dali"], n=1).values()
+    assert r["files"] == 2 and r["output_chars"] > r["input_chars"]  # converted code is longer
+    assert min(r["parse_in_s"], r["codegen_in_s"], r["codegen_out_s"], r["convert_s"]) > 0
+    assert r["floor_over_parse"] == (r["parse_in_s"] + r["codegen_out_s"]) / (r["parse_in_s"] + r["codegen_in_s"])
+    assert abs(r["floor_over_parse"] + r["analysis_over_parse"] - r["convert_over_parse"]) < 1e-9
