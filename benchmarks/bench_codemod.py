@@ -345,6 +345,24 @@ def floor(roots, n=3):
     return out
 
 
+def _roots(args) -> list:
+    """--corpus DIR[,DIR...], else a folder of --dali synthetic DALI files made for this run."""
+    if args.corpus:
+        return args.corpus.split(",")
+    tmp = tempfile.mkdtemp(prefix="dm_codemod_")
+    make_dali_files(tmp, args.dali)
+    return [tmp]
+
+
+def _report(results: dict, args, line) -> None:
+    """{root: figures} as JSON to --json, else one line per root."""
+    if args.json:
+        Path(args.json).write_text(json.dumps(results))
+        return
+    for root, v in results.items():
+        print(f"{root}: {line(v)}")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--plain", type=int, default=5000)
@@ -367,37 +385,17 @@ def main(argv=None):
 
         assert Path(dali_migrate.__file__).resolve().is_relative_to(Path(args.tree).resolve()), dali_migrate.__file__
     if args.floor:
-        roots = args.corpus.split(",") if args.corpus else []
-        if not roots:
-            tmp = tempfile.mkdtemp(prefix="dm_codemod_floor_")
-            make_dali_files(tmp, args.dali)
-            roots = [tmp]
-        r = floor(roots)
-        if args.json:
-            Path(args.json).write_text(json.dumps(r))
-        else:
-            for root, v in r.items():
-                print(f"{root}: {v['files']} files, {v['input_chars']} -> {v['output_chars']} characters; "
-                      f"parse {v['parse_in_s']:.2f} s, codegen of the input {v['codegen_in_s']:.2f} s, of the "
-                      f"output {v['codegen_out_s']:.2f} s, convert {v['convert_s']:.2f} s: "
-                      f"{v['convert_over_parse']:.2f}x the baseline, of which the floor (parse + codegen of the "
-                      f"output) {v['floor_over_parse']:.2f}x and the analysis {v['analysis_over_parse']:.2f}x")
-        return
+        return _report(floor(_roots(args)), args, lambda v: (
+            f"{v['files']} files, {v['input_chars']} -> {v['output_chars']} characters; "
+            f"parse {v['parse_in_s']:.2f} s, codegen of the input {v['codegen_in_s']:.2f} s, of the "
+            f"output {v['codegen_out_s']:.2f} s, convert {v['convert_s']:.2f} s: "
+            f"{v['convert_over_parse']:.2f}x the baseline, of which the floor (parse + codegen of the "
+            f"output) {v['floor_over_parse']:.2f}x and the analysis {v['analysis_over_parse']:.2f}x"))
     if args.best_of:
-        roots = args.corpus.split(",") if args.corpus else []
-        if not roots:  # the synthetic DALI files
-            tmp = tempfile.mkdtemp(prefix="dm_codemod_best_")
-            make_dali_files(tmp, args.dali)
-            roots = [tmp]
-        r = best_per_file(roots, args.best_of)
-        if args.json:
-            Path(args.json).write_text(json.dumps(r))
-        else:
-            for root, v in r.items():
-                print(f"{root}: {v['files']} files, {v['convert_over_parse']:.2f}x "
-                      f"({v['convert_over_parse_gc_off']:.2f}x against the collector-paused parse), "
-                      f"convert {v['convert_s']:.2f} s")
-        return
+        return _report(best_per_file(_roots(args), args.best_of), args, lambda v: (
+            f"{v['files']} files, {v['convert_over_parse']:.2f}x "
+            f"({v['convert_over_parse_gc_off']:.2f}x against the collector-paused parse), "
+            f"convert {v['convert_s']:.2f} s"))
     if args.corpus:
         r = measure_corpus(Path(args.corpus))
     else:
