@@ -196,8 +196,8 @@ def _one_thread_always():
 
     def decide(probe, dt):
         state, side = probe
-        if side == 0 and dt <= _ops._SMALL_MAX_S:
-            _ops._small_state[state[4]] = True
+        if side == _ops._ONE_THREAD and dt <= _ops._SMALL_MAX_S:
+            _ops._small_state[state.key] = True
 
     _ops._probe_small = decide
 

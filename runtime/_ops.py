@@ -221,11 +221,21 @@ _SMALL_MAX_BATCH = 64
 _SMALL_MAX_S = 250e-6
 _SMALL_EXCLUDED = ("Normalize",)  # batch-wide statistics: keep the thread partitioning as is
 _demoted = set()
-# key (of the one-thread instance) -> [runs, fastest] on the one thread and on the context's
-# pool while probing; True once small (keys that go back to the context's pool are in _demoted)
+# key (of the one-thread instance) -> its _Probe while probing; True once small (keys that go
+# back to the context's pool are in _demoted)
 _small_state = {}
 _SMALL_PROBE = 8
 _small_tls = threading.local()
+_ONE_THREAD, _CONTEXT_POOL = 0, 1  # the two sides of a probe
+
+
+class _Probe:
+    """A key's probe runs so far, per side: how many, and the fastest."""
+
+    __slots__ = ("key", "runs", "fastest")
+
+    def __init__(self, key):
+        self.key, self.runs, self.fastest = key, [0, 0], [math.inf, math.inf]
 
 
 def _small_pool():
@@ -388,7 +398,7 @@ def invoke(d, inputs, kwargs, batch_size=None, device=None, rng=None, site=None,
         rest = (tuple(skey), tuple(in_meta),
                 tuple(sorted(arg_meta.items())) if arg_meta else ())
         small = None
-        probe = None  # (the key's probe state, 0: this run is on the one thread, 2: on the context's pool)
+        probe = None  # (the key's _Probe, the side this run is on)
         if backend == "cpu" and nt > 1 and n <= _SMALL_MAX_BATCH and _small_ok(d):
             key = (d.schema_name, backend, dev_id, 1, max_bs) + rest
             # (a key that went back to the context's pool is settled before the samples are
@@ -403,11 +413,11 @@ def invoke(d, inputs, kwargs, batch_size=None, device=None, rng=None, site=None,
                     if state is None:
                         if len(_small_state) > 4096:
                             _small_state.clear()
-                        state = _small_state[key] = [0, math.inf, 0, math.inf, key]
-                    if state[0] <= state[2]:
-                        nt, pool, probe = 1, small, (state, 0)
+                        state = _small_state[key] = _Probe(key)
+                    if state.runs[_ONE_THREAD] <= state.runs[_CONTEXT_POOL]:
+                        nt, pool, probe = 1, small, (state, _ONE_THREAD)
                     else:
-                        small, probe = None, (state, 2)
+                        small, probe = None, (state, _CONTEXT_POOL)
         if small is None:
             key = (d.schema_name, backend, dev_id, nt, max_bs) + rest
         _cache = _caches.ops
@@ -447,15 +457,16 @@ def _probe_small(probe, dt):
     """Count one probe run (see _SMALL_PROBE); once both pools had theirs, the key keeps the
     one-thread pool if its fastest run was the faster (and not real work), else goes back."""
     state, side = probe
-    state[side] += 1
-    if dt < state[side + 1]:
-        state[side + 1] = dt
-    if state[0] < _SMALL_PROBE or state[2] < _SMALL_PROBE:
+    state.runs[side] += 1
+    if dt < state.fastest[side]:
+        state.fastest[side] = dt
+    if min(state.runs) < _SMALL_PROBE:
         return
-    key = state[4]
+    key = state.key
     if _small_state.get(key) is not state:  # (cleared meanwhile, or decided by another thread)
         return
-    if state[1] <= state[3] and state[1] <= _SMALL_MAX_S:
+    one, other = state.fastest
+    if one <= other and one <= _SMALL_MAX_S:
         _small_state[key] = True
     else:
         if len(_demoted) > 4096:

@@ -122,7 +122,7 @@ def test_small_call_keeps_the_pool_whose_fastest_probe_was_faster(monkeypatch, f
 
     def timed(probe, dt):
         sides.append(probe[1])
-        one_thread = probe[1] == 0
+        one_thread = probe[1] == _ops._ONE_THREAD
         real(probe, 1e-6 if one_thread == (faster == "one thread") else 9e-6)
 
     monkeypatch.setattr(_ops, "_probe_small", timed)
@@ -132,7 +132,8 @@ def test_small_call_keeps_the_pool_whose_fastest_probe_was_faster(monkeypatch, f
     kept, demoted = {k for k, v in _ops._small_state.items() if v is True}, set(_ops._demoted)
     for _ in range(2 * _ops._SMALL_PROBE + 3):
         out = ndd.flip(b, horizontal=1, vertical=1)
-    assert sides[: 2 * _ops._SMALL_PROBE] == [0, 2] * _ops._SMALL_PROBE  # alternating, then decided
+    alternating = [_ops._ONE_THREAD, _ops._CONTEXT_POOL] * _ops._SMALL_PROBE
+    assert sides[: 2 * _ops._SMALL_PROBE] == alternating  # then decided
     assert len(sides) == 2 * _ops._SMALL_PROBE
     new_kept = {k for k, v in _ops._small_state.items() if v is True} - kept
     new_demoted = _ops._demoted - demoted
