@@ -2072,7 +2072,8 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
         # would be the graph's value from the second iteration on
         rebound = read_by_made_ops & _assigned(*stmts)
         hidden = (read_names(*setup) - init_bound - {self_name}) & _assigned(*stmts)
-        if what == "define_graph" and (rebound or hidden) and _locals_renamable(stmts, rebound | hidden):
+        # (renamable is asked of graph_body, what the renaming goes through: helpers written in included)
+        if what == "define_graph" and (rebound or hidden) and _locals_renamable(graph_body, rebound | hidden):
             # a name define_graph binds is its own local, in every place it spells it: under a
             # new name there, the operators' arguments and __init__'s code read what they read
             # before, and define_graph computes what it computed
