@@ -187,9 +187,7 @@ def _bound_in(node, parents: Parents) -> set:
 def _find_bound_in(node, parents: Parents) -> set:
     found = set()
     for t in parents.find((cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.AsName, cst.NamedExpr), within=node):
-        target = t.name if isinstance(t, cst.AsName) else t.target
-        if not isinstance(target, (cst.Attribute, cst.Subscript)):
-            found |= {n.value for n in parents.find(cst.Name, within=target)}
+        found |= _names_bound(t.name if isinstance(t, cst.AsName) else t.target)
     return found
 
 
@@ -1632,9 +1630,21 @@ def _rebinds(own: _ScopeNodes, name: str, parents: Parents) -> bool:
             continue
         else:
             continue
-        if any(n.value == name for n in parents.find(cst.Name, within=target)) and not isinstance(target, (cst.Attribute, cst.Subscript)):
+        if name in _names_bound(target):
             return True
     return False
+
+
+def _names_bound(target) -> set:
+    """The names an assignment, loop or ``del`` target binds: ``a, (b, *c)`` binds a, b and c;
+    ``self.x, self.y = ...`` binds none (it sets attributes of ``self``, which stays the same object)."""
+    if isinstance(target, cst.Name):
+        return {target.value}
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return set().union(*(_names_bound(e.value) for e in target.elements))
+    if isinstance(target, cst.StarredElement):
+        return _names_bound(target.value)
+    return set()
 
 
 def _node_by_id(node_id: int, parents: Parents):

@@ -49,6 +49,24 @@ def test_method_factory_reached_otherwise_stays(extra):
     assert "@pipeline_def" in out and "pipe.run()" in out and "# dali-migrate" in out
 
 
+@pytest.mark.parametrize("caller", [
+    "        self.a, self.b = 1, 2\n",  # a tuple of attributes: `self` stays the same object
+    "        (self.a, [self.b, *self.c]) = 1, [2, 3]\n",
+])
+def test_method_factory_called_by_a_method_setting_attributes_by_unpacking_converts(caller):
+    out = convert(PIPE + METHOD.replace("        pipe = self.make()\n", caller + "        pipe = self.make()\n"))
+    assert "@pipeline_def" not in out and "# dali-migrate" not in out and "next(pipe)" in out
+
+
+@pytest.mark.parametrize("caller", [
+    "        self, other = Loader('e'), 1\n",  # `self` itself rebound: self.make() is another object's
+    "        for self in [Loader('e')]:\n            pass\n",
+])
+def test_method_factory_called_after_self_is_rebound_stays(caller):
+    out = convert(PIPE + METHOD.replace("        pipe = self.make()\n", caller + "        pipe = self.make()\n"))
+    assert "@pipeline_def" in out and "# dali-migrate" in out
+
+
 def test_decorated_method_factory_stays():
     out = convert(PIPE + METHOD.replace("    def make(self):", "    @staticmethod\n    def make(self):"))
     assert "@pipeline_def" in out and "the pipeline object `pipe` is used by `return pipe` in a way dali-migrate cannot follow" in out
