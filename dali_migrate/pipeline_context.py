@@ -24,6 +24,7 @@ class PipelineContext:
     #: statements to run once before the loop, made by rules (e.g. an RNG for an explicit seed)
     hoisted: list = dataclasses.field(default_factory=list)
     rng_name: str = ""  # set on first use, see :meth:`rng`
+    seed_name: str = ""  # set on first use, see :meth:`drawn_seed`
     #: the whole module (rules that look at definitions a pipeline uses, e.g. an external source's class)
     module: object = None
     #: (iterable expression, name): the loop draws one batch per iteration from it instead of
@@ -80,6 +81,19 @@ class PipelineContext:
         if not self.rng_name:
             self.rng_name = fresh_name("rng", self.taken)
         return cst.Name(self.rng_name)
+
+    def drawn_seed(self) -> cst.Name:
+        """The seed the pipeline-wide RNG and the shuffling readers take: the pipeline seed, or
+        where there is none (None, or negative as DALI 2.4 still takes it) one drawn from the OS
+        when the pipeline is made (rules/pipeline_def.build writes the line). A pipeline without a
+        seed draws one of its own in C++ every time it is made; ndd does not: a reader given
+        seed=None shuffles in one fixed order in every run and every process, and
+        ``ndd.random.RNG(seed=None)`` takes its seed from Python's global ``random`` (moving the
+        program's own draws, and giving every process that seeds ``random`` alike the same
+        augmentations)."""
+        if not self.seed_name:
+            self.seed_name = fresh_name(f"{self.seed}_or_random", self.taken)
+        return cst.Name(self.seed_name)
 
     def hoist_rng(self, base: str, seed: cst.BaseExpression) -> cst.Name:
         """A separate RNG for an operator that had its own ``seed=``, created once before the loop."""

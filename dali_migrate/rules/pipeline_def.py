@@ -63,6 +63,18 @@ def _seed_default(expr):
     return expr
 
 
+def unseeded_default(seed: str, ctx) -> str:
+    """The seed the converted code's RNG and shuffling readers take, from the setting ``seed`` (a
+    name): the setting, or where it is None or negative (no seed, to DALI 2.4) one drawn from the
+    OS, as a pipeline draws its own (PipelineContext.drawn_seed says why not ndd's). 63 bits: a
+    reader's seed= is a signed 64-bit integer."""
+    if "secrets" in ctx.taken:  # the file's own `secrets` (or its `import secrets`): leave it be
+        module = '__import__("secrets")'
+    else:
+        module = ctx.need_import("secrets")
+    return f"{seed} if {seed} is not None and {seed} >= 0 else {module}.randbits(63)"
+
+
 def _settings_params(info: PipelineInfo) -> list:
     params = []
     for name in SETTINGS:
@@ -137,7 +149,11 @@ def build(info: PipelineInfo, ctx, statements: list, returned: cst.BaseExpressio
     ctx_name = fresh_name("ctx", taken)
     head.append(_stmt(f"{ctx_name} = {nd}.EvalContext(num_threads={threads}, device_id={device_id})\n"))
     if ctx.rng_name:
-        head.append(_stmt(f"{ctx.rng_name} = {nd}.random.RNG(seed={seed})\n"))
+        ctx.drawn_seed()  # (the RNG's seed: made here where no reader asked for it first)
+    if ctx.seed_name:
+        head.append(_stmt(f"{ctx.seed_name} = {unseeded_default(seed, ctx)}\n"))
+    if ctx.rng_name:
+        head.append(_stmt(f"{ctx.rng_name} = {nd}.random.RNG(seed={ctx.seed_name})\n"))
     head.extend(ctx.hoisted)
 
     loop_body: list = []

@@ -3,6 +3,11 @@ by the pipeline's random operators; an operator's own ``seed=`` becomes an RNG o
 
 Both RNGs are created once, before the loop: an RNG made inside the loop would restart the same
 random sequence every iteration.
+
+A pipeline without a seed (None, or a negative one) draws its own in C++ every time it is made;
+the converted code draws one from the OS where it is made (``PipelineContext.drawn_seed``), for the
+RNG and the shuffling readers alike, rather than let ndd take one from Python's global ``random``
+(the RNG) or use a fixed one (a reader given seed=None shuffles the same way in every run).
 """
 
 from __future__ import annotations

@@ -1,7 +1,9 @@
 """Reader arguments: ``name=`` is dropped (a dynamic-mode reader is an object, not looked up by
 name); a shuffling reader without its own seed takes the pipeline seed, so ``seed=`` on the
-pipeline still fixes the order (where two readers or more would take it, the pipeline is left to a
-person: its readers each drew a seed of their own). Sharding arguments stay as they are."""
+pipeline still fixes the order, and a pipeline without one still shuffles differently each time
+it is made (a seed drawn then, as a pipeline draws one: PipelineContext.drawn_seed). Where two
+readers or more would take it, the pipeline is left to a person: its readers each drew a seed of
+their own. Sharding arguments stay as they are."""
 
 from __future__ import annotations
 
@@ -44,7 +46,7 @@ def _blocker(call, op, ctx):
 def _rewrite(call, op, ctx):
     call = without_kwargs(call, ["name"])
     if _takes_pipeline_seed(call, op):
-        call = with_kwarg(call, "seed", cst.Name(ctx.seed))
+        call = with_kwarg(call, "seed", ctx.drawn_seed())
     return call
 
 

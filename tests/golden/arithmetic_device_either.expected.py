@@ -2,13 +2,15 @@
 # golden-verify: pipe=asr_features args=(str(DATA / "audio"), True) kwargs=dict(batch_size=2, device_id=0) device=gpu iterations=3
 """QuartzNet's preprocessing as NVIDIA's speech recipes write it: the audio moves to the GPU only
 when asked, and the dither noise follows it wherever it is."""
+import secrets
 from nvidia.dali import types
 import nvidia.dali.experimental.dynamic as ndd
 
 
 def asr_features(root, on_gpu, dither_coeff=0.01, *, batch_size, num_threads=2, device_id=None, seed=5):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
-    rng = ndd.random.RNG(seed=seed)
+    seed_or_random = seed if seed is not None and seed >= 0 else secrets.randbits(63)
+    rng = ndd.random.RNG(seed=seed_or_random)
     reader = ndd.readers.File(file_root=root)
     while True:
         for encoded, label in reader.next_epoch(batch_size=batch_size):

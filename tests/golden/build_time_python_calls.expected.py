@@ -5,6 +5,7 @@ import argparse
 import random
 
 import numpy as np
+import secrets
 from nvidia.dali import types
 import nvidia.dali.experimental.dynamic as ndd
 
@@ -44,7 +45,8 @@ def eval_pipe(data_dir, scale=1.0, *, batch_size=4, num_threads=2, device_id=0, 
 
 def train_pipe(data_dir, max_angle, *, batch_size=8, num_threads=4, device_id=0, seed=42):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
-    reader = ndd.readers.File(file_root=data_dir, random_shuffle=True, seed=seed)
+    seed_or_random = seed if seed is not None and seed >= 0 else secrets.randbits(63)
+    reader = ndd.readers.File(file_root=data_dir, random_shuffle=True, seed=seed_or_random)
     # evaluated once, as when the pipeline was built
     angle = random.uniform(-max_angle, max_angle)
     value = np.random.randint(200, 256)

@@ -1,5 +1,6 @@
 # golden-verify: pipe=flip_pipe args=(str(DATA / "coco" / "images"), str(DATA / "coco" / "annotations.json")) iterations=6
 """The conditionals example of DALI's documentation: flip an image and its boxes together."""
+import secrets
 from nvidia.dali import types
 import nvidia.dali.experimental.dynamic as ndd
 
@@ -62,9 +63,10 @@ def per_sample_if(predicate, if_true, if_false, *batches):
 
 def flip_pipe(file_root, annotations_file, *, batch_size=3, num_threads=2, device_id=0, seed=7):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
-    rng = ndd.random.RNG(seed=seed)
+    seed_or_random = seed if seed is not None and seed >= 0 else secrets.randbits(63)
+    rng = ndd.random.RNG(seed=seed_or_random)
     reader = ndd.readers.COCO(
-        file_root=file_root, annotations_file=annotations_file, ltrb=True, skip_empty=True, random_shuffle=True, seed=seed)
+        file_root=file_root, annotations_file=annotations_file, ltrb=True, skip_empty=True, random_shuffle=True, seed=seed_or_random)
     while True:
         for jpegs, bboxes, labels in reader.next_epoch(batch_size=batch_size):
             with ctx:

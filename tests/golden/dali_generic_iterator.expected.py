@@ -1,4 +1,5 @@
 import torch
+import secrets
 from nvidia.dali import types
 import nvidia.dali.experimental.dynamic as ndd
 
@@ -157,7 +158,8 @@ class DaliTorchIterator:
 
 def torch_pipe(root, *, batch_size=32, num_threads=4, device_id=0, seed=None):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
-    reader = ndd.readers.File(file_root=root, random_shuffle=True, seed=seed)
+    seed_or_random = seed if seed is not None and seed >= 0 else secrets.randbits(63)
+    reader = ndd.readers.File(file_root=root, random_shuffle=True, seed=seed_or_random)
     while True:
         for jpegs, labels in reader.next_epoch(batch_size=batch_size):
             with ctx:

@@ -3,6 +3,7 @@
 """ImageNet training with DALI's PyTorch iterator, the pipelines built by hand in a function."""
 import argparse
 import os
+import secrets
 import nvidia.dali.types as types
 import nvidia.dali.experimental.dynamic as ndd
 
@@ -163,12 +164,13 @@ def create_dali_pipeline(batch_size, num_threads, device_id, data_dir, crop, siz
                          dali_cpu=False, is_training=True, seed=12):
     def pipeline_batches(*, batch_size=batch_size, num_threads=num_threads, device_id=device_id, seed=seed):
         ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
-        rng = ndd.random.RNG(seed=seed)
+        seed_or_random = seed if seed is not None and seed >= 0 else secrets.randbits(63)
+        rng = ndd.random.RNG(seed=seed_or_random)
         reader = ndd.readers.File(file_root=data_dir,
                                          shard_id=shard_id,
                                          num_shards=num_shards,
                                          random_shuffle=is_training,
-                                         pad_last_batch=True, seed=seed)
+                                         pad_last_batch=True, seed=seed_or_random)
         dali_device = "cpu" if dali_cpu else "gpu"
         decoder_device = "cpu" if dali_cpu else "mixed"
         while True:

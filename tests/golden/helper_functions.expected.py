@@ -3,6 +3,7 @@
 # golden-run: pipe=validation_pipe_small args=(str(DATA / "images"),) kwargs=dict(batch_size=3) iterations=8
 """Augmentations split into functions, as DALI's EfficientNet example writes them."""
 import math
+import secrets
 
 from nvidia.dali import types
 from nvidia.dali.types import DALIInterpType
@@ -11,14 +12,15 @@ import nvidia.dali.experimental.dynamic as ndd
 
 def training_pipe(data_dir, image_size=64, rank=0, world_size=1, *, batch_size, num_threads=2, device_id=0, seed=12):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
-    rng_2 = ndd.random.RNG(seed=seed)
+    seed_or_random = seed if seed is not None and seed >= 0 else secrets.randbits(63)
+    rng_2 = ndd.random.RNG(seed=seed_or_random)
     reader = ndd.readers.File(
         file_root=data_dir,
         shard_id=rank,
         num_shards=world_size,
         random_shuffle=True,
         pad_last_batch=True,
-        seed=seed,
+        seed=seed_or_random,
     )
     # computed once, when the pipeline is built
     angle = math.degrees(0.1)

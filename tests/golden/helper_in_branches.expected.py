@@ -5,6 +5,7 @@
 # golden-run: pipe=eval_pipe args=(str(DATA / "images"),) kwargs=dict(batch_size=3, flip=False) iterations=8
 # golden-run: pipe=FlipPipe args=(str(DATA / "images"),) kwargs=dict(batch_size=4, num_threads=2, device_id=None, dim=2) iterations=6
 """Augmentations chosen by a Python flag, each branch calling helpers, as training scripts write them."""
+import secrets
 from nvidia.dali import types
 import nvidia.dali.experimental.dynamic as ndd
 
@@ -67,7 +68,8 @@ def per_sample_if(predicate, if_true, if_false, *batches):
 
 def training_pipe(data_dir, aug="none", *, batch_size, num_threads=2, device_id=0, seed=7):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
-    rng = ndd.random.RNG(seed=seed)
+    seed_or_random = seed if seed is not None and seed >= 0 else secrets.randbits(63)
+    rng = ndd.random.RNG(seed=seed_or_random)
     reader = ndd.readers.File(file_root=data_dir)
     while True:
         for jpegs, labels in reader.next_epoch(batch_size=batch_size):
@@ -110,7 +112,8 @@ def eval_pipe(data_dir, flip=False, *, batch_size, num_threads=2, device_id=0, s
 # an `if` on DALI data: the helper's operators run on the samples the branch gets, as DALI runs them
 def blur_some(data_dir, *, batch_size, num_threads=2, device_id=0, seed=3):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
-    rng = ndd.random.RNG(seed=seed)
+    seed_or_random = seed if seed is not None and seed >= 0 else secrets.randbits(63)
+    rng = ndd.random.RNG(seed=seed_or_random)
     reader = ndd.readers.File(file_root=data_dir)
     while True:
         for jpegs, labels in reader.next_epoch(batch_size=batch_size):

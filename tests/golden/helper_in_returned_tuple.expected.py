@@ -2,14 +2,16 @@
 # golden-verify: pipe=train_pipeline args=(str(DATA / "images"),) kwargs=dict(batch_size=4) iterations=8
 """Augmentations in functions called inside the returned tuple, as DALI's webdataset notebook
 writes them (`return decode_augment(img, seed=seed), label`)."""
+import secrets
 import nvidia.dali.experimental.dynamic as ndd
 
 
 def train_pipeline(root, *, batch_size=4, num_threads=2, device_id=0, seed=7):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
-    rng = ndd.random.RNG(seed=seed)
+    seed_or_random = seed if seed is not None and seed >= 0 else secrets.randbits(63)
+    rng = ndd.random.RNG(seed=seed_or_random)
     rng_uniform = ndd.random.RNG(seed=42)
-    reader = ndd.readers.File(file_root=root, random_shuffle=True, seed=seed)
+    reader = ndd.readers.File(file_root=root, random_shuffle=True, seed=seed_or_random)
     while True:
         for jpegs, labels in reader.next_epoch(batch_size=batch_size):
             with ctx:

@@ -5,6 +5,7 @@ import glob
 import os
 
 import torch
+import secrets
 import nvidia.dali.tfrecord as tfrec
 import nvidia.dali.types as types
 from nvidia.dali.plugin.pytorch import LastBatchPolicy
@@ -180,7 +181,8 @@ class DaliDataloader(DaliTorchIterator):
                  cuda=True):
         def pipe_batches(*, batch_size=batch_size, num_threads=num_threads, device_id=torch.cuda.current_device() if cuda else None, seed=1024):
             ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
-            rng = ndd.random.RNG(seed=seed)
+            seed_or_random = seed if seed is not None and seed >= 0 else secrets.randbits(63)
+            rng = ndd.random.RNG(seed=seed_or_random)
             reader = ndd.readers.TFRecord(path=tfrec_filenames,
                                          index_path=tfrec_idx_filenames,
                                          random_shuffle=training,
@@ -192,7 +194,7 @@ class DaliDataloader(DaliTorchIterator):
                                          features={
                                              'image/encoded': tfrec.FixedLenFeature((), tfrec.string, ""),
                                              'image/class/label': tfrec.FixedLenFeature([1], tfrec.int64, -1),
-                                         }, seed=seed)
+                                         }, seed=seed_or_random)
 
             # the code above runs when the pipeline is made, as in pipeline mode
             def batches():

@@ -6,6 +6,7 @@ import os
 
 training_data_path = os.path.join(os.environ["DALI_EXTRA_PATH"], "db/MNIST/training/")
 validation_data_path = os.path.join(os.environ["DALI_EXTRA_PATH"], "db/MNIST/testing/")
+import secrets
 import nvidia.dali.types as types
 import nvidia.dali.experimental.dynamic as ndd
 
@@ -162,7 +163,8 @@ num_classes = 10
 
 def mnist_pipeline(data_path, random_shuffle, *, batch_size=batch_size, num_threads=4, device_id=0, seed=None):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
-    reader = ndd.readers.Caffe2(path=data_path, random_shuffle=random_shuffle, seed=seed)
+    seed_or_random = seed if seed is not None and seed >= 0 else secrets.randbits(63)
+    reader = ndd.readers.Caffe2(path=data_path, random_shuffle=random_shuffle, seed=seed_or_random)
     while True:
         for jpegs, labels in reader.next_epoch(batch_size=batch_size):
             with ctx:

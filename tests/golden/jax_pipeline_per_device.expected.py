@@ -5,6 +5,7 @@ arrays with a leading device axis for jax.pmap; validation runs on one device.""
 import os
 
 import jax
+import secrets
 import nvidia.dali.types as types
 import nvidia.dali.experimental.dynamic as ndd
 
@@ -349,11 +350,12 @@ IMAGE_SIZE = 28
 
 def mnist_sharded_pipeline(data_path, random_shuffle, num_shards, shard_id, *, batch_size=BATCH_SIZE_PER_GPU, num_threads=4, device_id=None, seed=0):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
+    seed_or_random = seed if seed is not None and seed >= 0 else secrets.randbits(63)
     reader = ndd.readers.Caffe2(
         path=data_path,
         random_shuffle=random_shuffle,
         num_shards=num_shards,
-        shard_id=shard_id, seed=seed)
+        shard_id=shard_id, seed=seed_or_random)
     while True:
         for jpegs, labels in reader.next_epoch(batch_size=batch_size):
             with ctx:

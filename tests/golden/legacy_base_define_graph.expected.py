@@ -2,14 +2,16 @@
 """The pattern of DALI's "various readers" notebooks: a base class makes the augmentations and
 builds the graph in base_define_graph(); each reader's subclass adds its reader and hands its
 outputs to base_define_graph() from define_graph()."""
+import secrets
 import nvidia.dali.types as types
 import nvidia.dali.experimental.dynamic as ndd
 
 
 def MXNetReaderPipeline(batch_size, num_threads, device_id, db_folder, shard_id=0, num_gpus=1, *, seed=12):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
-    rng_2 = ndd.random.RNG(seed=seed)
-    reader = ndd.readers.MXNet(path=[db_folder + "train.rec"], index_path=[db_folder + "train.idx"], random_shuffle=True, shard_id=shard_id, num_shards=num_gpus, seed=seed)
+    seed_or_random = seed if seed is not None and seed >= 0 else secrets.randbits(63)
+    rng_2 = ndd.random.RNG(seed=seed_or_random)
+    reader = ndd.readers.MXNet(path=[db_folder + "train.rec"], index_path=[db_folder + "train.idx"], random_shuffle=True, shard_id=shard_id, num_shards=num_gpus, seed=seed_or_random)
     while True:
         for images, labels in reader.next_epoch(batch_size=batch_size):
             with ctx:
@@ -23,8 +25,9 @@ def MXNetReaderPipeline(batch_size, num_threads, device_id, db_folder, shard_id=
 
 def CaffeReadPipeline(batch_size, num_threads, device_id, lmdb_folder, shard_id=0, num_gpus=1, *, seed=12):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
-    rng_2 = ndd.random.RNG(seed=seed)
-    reader = ndd.readers.Caffe(path=lmdb_folder, random_shuffle=True, shard_id=shard_id, num_shards=num_gpus, seed=seed)
+    seed_or_random = seed if seed is not None and seed >= 0 else secrets.randbits(63)
+    rng_2 = ndd.random.RNG(seed=seed_or_random)
+    reader = ndd.readers.Caffe(path=lmdb_folder, random_shuffle=True, shard_id=shard_id, num_shards=num_gpus, seed=seed_or_random)
     while True:
         for images, labels in reader.next_epoch(batch_size=batch_size):
             with ctx:
@@ -38,7 +41,8 @@ def CaffeReadPipeline(batch_size, num_threads, device_id, lmdb_folder, shard_id=
 
 def FileReadPipeline(batch_size, num_threads, device_id, image_dir, *, seed=12):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
-    rng_2 = ndd.random.RNG(seed=seed)
+    seed_or_random = seed if seed is not None and seed >= 0 else secrets.randbits(63)
+    rng_2 = ndd.random.RNG(seed=seed_or_random)
     reader = ndd.readers.File(file_root=image_dir)
     while True:
         for images, labels in reader.next_epoch(batch_size=batch_size):

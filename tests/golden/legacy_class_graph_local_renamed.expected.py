@@ -1,6 +1,7 @@
 # golden-verify: pipe=COCOPipeline kwargs={"batch_size": 3, "num_threads": 2, "device_id": None, "path": str(DATA / "coco" / "images"), "training": True, "annotations": str(DATA / "coco" / "annotations.json"), "world": 1, "mean": [123.7, 116.3, 103.5], "std": [58.4, 57.1, 57.4], "resize": [40, 48], "max_size": 64, "stride": 16} iterations=5
 """NVIDIA retinanet-examples' COCO pipeline (odtk/dali.py): __init__'s `resize` sets the range
 of a random operator, and define_graph binds a `resize` of its own to what that operator draws."""
+import secrets
 from nvidia.dali import types
 import nvidia.dali.experimental.dynamic as ndd
 
@@ -9,13 +10,14 @@ def COCOPipeline(batch_size, num_threads, path, training, annotations, world, de
              max_size, stride, *, seed=42):
     'Dali pipeline for COCO'
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
-    rng = ndd.random.RNG(seed=seed)
+    seed_or_random = seed if seed is not None and seed >= 0 else secrets.randbits(63)
+    rng = ndd.random.RNG(seed=seed_or_random)
 
     if isinstance(resize, list): resize = max(resize)
 
     padded_size = max_size + ((stride - max_size % stride) % stride)
 
-    reader = ndd.readers.COCO(annotations_file=annotations, file_root=path, num_shards=world, shard_id=0, ltrb=True, ratio=True, shuffle_after_epoch=True, save_img_ids=True, seed=seed)
+    reader = ndd.readers.COCO(annotations_file=annotations, file_root=path, num_shards=world, shard_id=0, ltrb=True, ratio=True, shuffle_after_epoch=True, save_img_ids=True, seed=seed_or_random)
     while True:
         for images, bboxes, labels, img_ids in reader.next_epoch(batch_size=batch_size):
             with ctx:

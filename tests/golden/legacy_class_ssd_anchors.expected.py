@@ -2,6 +2,7 @@
 """NVIDIA DeepLearningExamples' SSD input pipeline (PyTorch/Detection/SSD/ssd/coco_pipeline.py):
 the box encoder's anchors come from a torch tensor, read once when the pipeline is made."""
 import torch
+import secrets
 import numpy as np
 
 # DALI imports
@@ -38,7 +39,8 @@ def COCOPipeline(batch_size, file_root, annotations_file, default_boxes=DefaultB
              output_fp16=False, output_nhwc=False, pad_output=False,
              num_threads=1, seed=15):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
-    rng = ndd.random.RNG(seed=seed)
+    seed_or_random = seed if seed is not None and seed >= 0 else secrets.randbits(63)
+    rng = ndd.random.RNG(seed=seed_or_random)
 
     if torch.distributed.is_initialized():
         shard_id = torch.distributed.get_rank()
@@ -52,7 +54,7 @@ def COCOPipeline(batch_size, file_root, annotations_file, default_boxes=DefaultB
     anchors = default_boxes(order='ltrb').cpu().numpy().flatten().tolist()
 
     # Data loader and image decoder
-    reader = ndd.readers.COCO(file_root=file_root, annotations_file=annotations_file, shard_id=shard_id, num_shards=num_shards, ratio=True, ltrb=True, shuffle_after_epoch=True, skip_empty=True, seed=seed)
+    reader = ndd.readers.COCO(file_root=file_root, annotations_file=annotations_file, shard_id=shard_id, num_shards=num_shards, ratio=True, ltrb=True, shuffle_after_epoch=True, skip_empty=True, seed=seed_or_random)
 
     # the code above runs when the pipeline is made, as in pipeline mode
     def batches():

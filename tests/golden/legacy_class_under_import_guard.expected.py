@@ -1,5 +1,6 @@
 # golden-verify: pipe=HybridTrainPipe args=(4, 2, None, str(DATA / "images"), 24) iterations=6
 """ziplab/QTool-style: the DALI classes are defined only where DALI imports."""
+import secrets
 try:
     import nvidia.dali.experimental.dynamic as ndd
     import nvidia.dali.types as types
@@ -163,7 +164,8 @@ class DaliTorchIterator:
 if dali_enable:
     def HybridTrainPipe(batch_size, num_threads, device_id, data_dir, crop, *, seed=12):
         ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
-        reader = ndd.readers.File(file_root=data_dir, shard_id=0, num_shards=1, random_shuffle=True, seed=seed)
+        seed_or_random = seed if seed is not None and seed >= 0 else secrets.randbits(63)
+        reader = ndd.readers.File(file_root=data_dir, shard_id=0, num_shards=1, random_shuffle=True, seed=seed_or_random)
         while True:
             for jpegs, labels in reader.next_epoch(batch_size=batch_size):
                 with ctx:

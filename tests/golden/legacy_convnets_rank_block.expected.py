@@ -6,6 +6,7 @@ same statements, to split the epoch among the processes."""
 import os
 
 import torch
+import secrets
 import nvidia.dali.types as types
 import nvidia.dali.experimental.dynamic as ndd
 
@@ -164,7 +165,8 @@ class DaliTorchIterator:
 
 def HybridTrainPipe(batch_size, num_threads, device_id, data_dir, interpolation, crop, dali_cpu=False, *, seed=12):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
-    rng_2 = ndd.random.RNG(seed=seed)
+    seed_or_random = seed if seed is not None and seed >= 0 else secrets.randbits(63)
+    rng_2 = ndd.random.RNG(seed=seed_or_random)
     interpolation = {
         "bicubic": types.INTERP_CUBIC,
         "bilinear": types.INTERP_LINEAR,
@@ -181,7 +183,7 @@ def HybridTrainPipe(batch_size, num_threads, device_id, data_dir, interpolation,
         dali_device = "cpu"
     else:
         dali_device = "gpu"
-    reader = ndd.readers.File(file_root=data_dir, shard_id=rank, num_shards=world_size, random_shuffle=True, pad_last_batch=True, seed=seed)
+    reader = ndd.readers.File(file_root=data_dir, shard_id=rank, num_shards=world_size, random_shuffle=True, pad_last_batch=True, seed=seed_or_random)
 
     # the code above runs when the pipeline is made, as in pipeline mode
     def batches():

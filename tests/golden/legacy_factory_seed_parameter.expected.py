@@ -1,5 +1,6 @@
 # golden-verify: pipe=create_pipeline args=(str(DATA / "images"), 4, 0) iterations=6
 """swinunetr-style factory: its own `seed` shuffles the reader, the Pipeline's seed drives the flips."""
+import secrets
 import numpy as np
 import nvidia.dali.types as types
 import nvidia.dali.experimental.dynamic as ndd
@@ -8,7 +9,8 @@ import nvidia.dali.experimental.dynamic as ndd
 def create_pipeline(data_dir, batch_size, device_id, seed=42):
     def pipe_batches(*, batch_size=batch_size, num_threads=2, device_id=device_id, pipeline_seed=1234):
         ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
-        rng = ndd.random.RNG(seed=pipeline_seed)
+        pipeline_seed_or_random = pipeline_seed if pipeline_seed is not None and pipeline_seed >= 0 else secrets.randbits(63)
+        rng = ndd.random.RNG(seed=pipeline_seed_or_random)
         reader = ndd.readers.File(file_root=data_dir, random_shuffle=True, seed=seed)
         while True:
             for jpegs, labels in reader.next_epoch(batch_size=batch_size):

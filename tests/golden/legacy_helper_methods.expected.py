@@ -2,14 +2,16 @@
 """A Pipeline subclass that splits its work into methods: __init__ calls one to make the
 operators, define_graph calls others (which call each other, with keyword arguments and
 defaults), and __len__ / describe() are there for its users."""
+import secrets
 import nvidia.dali.types as types
 import nvidia.dali.experimental.dynamic as ndd
 
 
 def AugmentPipeline(batch_size, num_threads, device_id, data_dir, crop=24, epoch=21, *, seed=7):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
-    rng = ndd.random.RNG(seed=seed)
-    reader = ndd.readers.File(file_root=data_dir, random_shuffle=True, seed=seed)
+    seed_or_random = seed if seed is not None and seed >= 0 else secrets.randbits(63)
+    rng = ndd.random.RNG(seed=seed_or_random)
+    reader = ndd.readers.File(file_root=data_dir, random_shuffle=True, seed=seed_or_random)
     while True:
         for jpegs, labels in reader.next_epoch(batch_size=batch_size):
             with ctx:

@@ -6,6 +6,7 @@ iterators sized from epoch_size() over a path built from the arguments."""
 import argparse
 
 import torch
+import secrets
 import nvidia.dali.types as types
 import nvidia.dali.experimental.dynamic as ndd
 
@@ -165,7 +166,8 @@ class DaliTorchIterator:
 def HybridTrainPipe(batch_size, num_threads, device_id, data_dir, crop, shard_id, num_shards, dali_cpu=False):
     seed = 12 + shard_id
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
-    rng_2 = ndd.random.RNG(seed=seed)
+    seed_or_random = seed if seed is not None and seed >= 0 else secrets.randbits(63)
+    rng_2 = ndd.random.RNG(seed=seed_or_random)
     # let user decide which pipeline works best for the RN version they run
     dali_device = 'cpu' if dali_cpu else 'gpu'
     decoder_device = 'cpu' if dali_cpu else 'mixed'
@@ -174,7 +176,7 @@ def HybridTrainPipe(batch_size, num_threads, device_id, data_dir, crop, shard_id
     device_memory_padding = 211025920 if decoder_device == 'mixed' else 0
     host_memory_padding = 140544512 if decoder_device == 'mixed' else 0
     print('DALI "{0}" variant'.format(dali_device))
-    reader = ndd.readers.File(file_root=data_dir, shard_id=shard_id, num_shards=num_shards, random_shuffle=True, seed=seed)
+    reader = ndd.readers.File(file_root=data_dir, shard_id=shard_id, num_shards=num_shards, random_shuffle=True, seed=seed_or_random)
 
     # the code above runs when the pipeline is made, as in pipeline mode
     def batches():

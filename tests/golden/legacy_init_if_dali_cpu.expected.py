@@ -5,6 +5,7 @@ follows it) is chosen in __init__ by `if dali_cpu:` from the command line's --da
 import argparse
 
 import torch
+import secrets
 import nvidia.dali.types as types
 import nvidia.dali.experimental.dynamic as ndd
 
@@ -163,13 +164,14 @@ class DaliTorchIterator:
 
 def HybridTrainPipe(batch_size, num_threads, device_id, data_dir, crop, dali_cpu=False, *, seed=12):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
-    rng_2 = ndd.random.RNG(seed=seed)
+    seed_or_random = seed if seed is not None and seed >= 0 else secrets.randbits(63)
+    rng_2 = ndd.random.RNG(seed=seed_or_random)
     if dali_cpu:
         dali_device = "cpu"
     else:
         dali_device = "gpu"
     print('DALI "{0}" variant'.format(dali_device))
-    reader = ndd.readers.File(file_root=data_dir, random_shuffle=True, pad_last_batch=True, seed=seed)
+    reader = ndd.readers.File(file_root=data_dir, random_shuffle=True, pad_last_batch=True, seed=seed_or_random)
 
     # the code above runs when the pipeline is made, as in pipeline mode
     def batches():

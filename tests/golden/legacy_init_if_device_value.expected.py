@@ -4,6 +4,7 @@
 CPU with a random flip, on the GPU with CropMirrorNormalize: define_graph tests
 `self.dali_device == "gpu"`, which each branch of __init__'s `if dali_cpu:` sets to a literal."""
 import argparse
+import secrets
 import nvidia.dali.types as types
 import nvidia.dali.experimental.dynamic as ndd
 
@@ -162,7 +163,8 @@ class DaliTorchIterator:
 
 def HybridTrainPipe(batch_size, num_threads, device_id, data_dir, crop, dali_cpu=False, fp16=False, *, seed=7):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
-    rng_2 = ndd.random.RNG(seed=seed)
+    seed_or_random = seed if seed is not None and seed >= 0 else secrets.randbits(63)
+    rng_2 = ndd.random.RNG(seed=seed_or_random)
 
     # Let user decide which pipeline works best with the chosen model
     if dali_cpu:
@@ -176,7 +178,7 @@ def HybridTrainPipe(batch_size, num_threads, device_id, data_dir, crop, dali_cpu
         if dali_device == "gpu" and fp16:
             output_dtype = types.FLOAT16
     print('DALI "{0}" variant'.format(dali_device))
-    reader = ndd.readers.File(file_root=data_dir, random_shuffle=True, seed=seed)
+    reader = ndd.readers.File(file_root=data_dir, random_shuffle=True, seed=seed_or_random)
 
     # the code above runs when the pipeline is made, as in pipeline mode
     def batches():

@@ -4,6 +4,7 @@
 decodes with a fused random crop and adds a brightness jitter that define_graph applies only on the GPU
 (under its own `if` on the same flag), the CPU branch decodes and crops separately."""
 import argparse
+import secrets
 import nvidia.dali.types as types
 import nvidia.dali.experimental.dynamic as ndd
 
@@ -162,8 +163,9 @@ class DaliTorchIterator:
 
 def TrainPipe(batch_size, num_threads, device_id, data_dir, crop, dali_cpu=False, *, seed=42):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
-    rng = ndd.random.RNG(seed=seed)
-    reader = ndd.readers.File(file_root=data_dir, random_shuffle=True, seed=seed)
+    seed_or_random = seed if seed is not None and seed >= 0 else secrets.randbits(63)
+    rng = ndd.random.RNG(seed=seed_or_random)
+    reader = ndd.readers.File(file_root=data_dir, random_shuffle=True, seed=seed_or_random)
     while True:
         for jpegs, labels in reader.next_epoch(batch_size=batch_size):
             with ctx:

@@ -2,6 +2,7 @@
 """A training script's pipeline class, configured from the parsed command line: the settings come
 from attributes of a constructor argument (SSD's coco_pipeline.py does this)."""
 import argparse
+import secrets
 import nvidia.dali.types as types
 import nvidia.dali.experimental.dynamic as ndd
 
@@ -11,8 +12,9 @@ def TrainPipe(args, seed):
     num_threads = args.workers
     device_id = args.local_rank
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
-    rng = ndd.random.RNG(seed=seed)
-    reader = ndd.readers.File(file_root=args.data, random_shuffle=True, seed=seed)
+    seed_or_random = seed if seed is not None and seed >= 0 else secrets.randbits(63)
+    rng = ndd.random.RNG(seed=seed_or_random)
+    reader = ndd.readers.File(file_root=args.data, random_shuffle=True, seed=seed_or_random)
     while True:
         for jpegs, labels in reader.next_epoch(batch_size=batch_size):
             with ctx:

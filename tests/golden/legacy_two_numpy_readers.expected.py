@@ -2,13 +2,15 @@
 # golden-run: pipe=EvalPipeline kwargs={"batch_size": 4, "num_threads": 2, "device_id": None, "imgs": [str(DATA / "numpy_pairs" / f"data-{k:02d}.npy") for k in range(6)], "lbls": [str(DATA / "numpy_pairs" / f"label-{k:02d}.npy") for k in range(6)], "seed": 12} iterations=7
 """Segmentation data as NVIDIA's nnU-Net loads it: images and labels are .npy files, each read by an
 ops.readers.Numpy of the same settings that a Pipeline subclass makes in __init__."""
+import secrets
 import nvidia.dali.types as types
 import nvidia.dali.experimental.dynamic as ndd
 
 
 def TrainPipeline(batch_size, num_threads, device_id, imgs, lbls, seed, gpus=1):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
-    rng = ndd.random.RNG(seed=seed)
+    seed_or_random = seed if seed is not None and seed >= 0 else secrets.randbits(63)
+    rng = ndd.random.RNG(seed=seed_or_random)
     reader_seed = seed
     shuffle = True
     device = device_id

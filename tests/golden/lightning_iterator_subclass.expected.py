@@ -3,6 +3,7 @@
 pipeline in prepare_data() and wraps DALI's iterator in a subclass that hands Lightning a list
 instead of DALI's list of dicts."""
 import torch
+import secrets
 import nvidia.dali.types as types
 import nvidia.dali.experimental.dynamic as ndd
 from pytorch_lightning import LightningModule
@@ -165,7 +166,8 @@ BATCH_SIZE = 64
 
 def mnist_pipeline(device, shard_id=0, num_shards=1, data_path="db/MNIST/training/", *, batch_size, num_threads=None, device_id=None, seed=None):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
-    reader = ndd.readers.Caffe2(path=data_path, shard_id=shard_id, num_shards=num_shards, random_shuffle=True, seed=seed)
+    seed_or_random = seed if seed is not None and seed >= 0 else secrets.randbits(63)
+    reader = ndd.readers.Caffe2(path=data_path, shard_id=shard_id, num_shards=num_shards, random_shuffle=True, seed=seed_or_random)
     while True:
         for jpegs, labels in reader.next_epoch(batch_size=batch_size):
             with ctx:

@@ -3,6 +3,7 @@
 # golden-verify: pipe=make_eval args=(str(DATA / "images"), 3) iterations=8
 """Augmentations written as functions inside the function that builds the pipeline, as insightface's
 arcface loader writes them: a `with pipe:` graph and a nested @pipeline_def call them."""
+import secrets
 from nvidia.dali import types
 import nvidia.dali.experimental.dynamic as ndd
 
@@ -12,7 +13,8 @@ SIZE = 40
 def make_loader(data_dir, batch_size, aug=False):
     def pipe_batches(*, batch_size=batch_size, num_threads=2, device_id=0, seed=5):
         ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
-        rng = ndd.random.RNG(seed=seed)
+        seed_or_random = seed if seed is not None and seed >= 0 else secrets.randbits(63)
+        rng = ndd.random.RNG(seed=seed_or_random)
         reader = ndd.readers.File(file_root=data_dir)
         while True:
             for jpegs, labels in reader.next_epoch(batch_size=batch_size):

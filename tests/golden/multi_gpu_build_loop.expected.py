@@ -5,6 +5,7 @@ with Pipeline.current(), every pipeline is built by a loop, and one iterator tak
 import os.path
 
 import numpy as np
+import secrets
 import nvidia.dali.types as types
 import nvidia.dali.experimental.dynamic as ndd
 
@@ -190,10 +191,11 @@ BATCH_SIZE = 4  # batch size per GPU
 
 def caffe_pipeline(path, num_gpus, *, batch_size, num_threads=None, device_id=None, seed=None):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
-    rng = ndd.random.RNG(seed=seed)
+    seed_or_random = seed if seed is not None and seed >= 0 else secrets.randbits(63)
+    rng = ndd.random.RNG(seed=seed_or_random)
     # shard by the GPU this pipeline runs on
     reader = ndd.readers.Caffe(
-        path=path, random_shuffle=True, shard_id=device_id, num_shards=num_gpus, seed=seed)
+        path=path, random_shuffle=True, shard_id=device_id, num_shards=num_gpus, seed=seed_or_random)
     while True:
         for jpegs, labels in reader.next_epoch(batch_size=batch_size):
             with ctx:

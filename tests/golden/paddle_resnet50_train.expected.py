@@ -1,6 +1,7 @@
 # golden-run: pipe=val_pipe args=(str(DATA / "images"),) kwargs={"batch_size": 4, "shard_id": 0, "num_shards": 1} iterations=8
 import argparse
 import os
+import secrets
 
 from nvidia.dali import types
 import nvidia.dali.experimental.dynamic as ndd
@@ -187,9 +188,10 @@ class DaliPaddleIterator:
 
 def train_pipe(data_dir, shard_id, num_shards, crop=224, *, batch_size, num_threads=None, device_id=None, seed=12):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
-    rng = ndd.random.RNG(seed=seed)
+    seed_or_random = seed if seed is not None and seed >= 0 else secrets.randbits(63)
+    rng = ndd.random.RNG(seed=seed_or_random)
     reader = ndd.readers.File(
-        file_root=data_dir, shard_id=shard_id, num_shards=num_shards, random_shuffle=True, pad_last_batch=True, seed=seed)
+        file_root=data_dir, shard_id=shard_id, num_shards=num_shards, random_shuffle=True, pad_last_batch=True, seed=seed_or_random)
     while True:
         for jpegs, labels in reader.next_epoch(batch_size=batch_size):
             with ctx:

@@ -5,6 +5,7 @@ import sys
 
 import numpy as np
 import itertools
+import secrets
 import nvidia.dali.experimental.dynamic as ndd
 import nvidia.dali.types
 
@@ -31,7 +32,8 @@ class ExternalInputCallable:
 
 def training_pipeline(root, *, batch_size=batch_size, num_threads=2, device_id=0, seed=None):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
-    rng = ndd.random.RNG(seed=seed)
+    seed_or_random = seed if seed is not None and seed >= 0 else secrets.randbits(63)
+    rng = ndd.random.RNG(seed=seed_or_random)
     source_2 = ExternalInputCallable(root)
 
     # the code above runs when the pipeline is made, as in pipeline mode

@@ -7,6 +7,7 @@ pipeline it makes to Paddle's DALIGenericIterator."""
 import os
 
 import paddle
+import secrets
 import nvidia.dali.types as types
 import nvidia.dali.experimental.dynamic as ndd
 
@@ -205,8 +206,9 @@ def HybridTrainPipe(file_root,
              random_shuffle=True,
              dont_use_mmap=True):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
-    rng_2 = ndd.random.RNG(seed=seed)
-    reader = ndd.readers.File(file_root=file_root, shard_id=shard_id, num_shards=num_shards, random_shuffle=random_shuffle, dont_use_mmap=dont_use_mmap, seed=seed)
+    seed_or_random = seed if seed is not None and seed >= 0 else secrets.randbits(63)
+    rng_2 = ndd.random.RNG(seed=seed_or_random)
+    reader = ndd.readers.File(file_root=file_root, shard_id=shard_id, num_shards=num_shards, random_shuffle=random_shuffle, dont_use_mmap=dont_use_mmap, seed=seed_or_random)
     while True:
         for jpegs, labels in reader.next_epoch(batch_size=batch_size):
             with ctx:
@@ -230,7 +232,8 @@ def HybridValPipe(file_root,
              random_shuffle=True,
              dont_use_mmap=True):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
-    reader = ndd.readers.File(file_root=file_root, shard_id=shard_id, num_shards=num_shards, random_shuffle=random_shuffle, dont_use_mmap=dont_use_mmap, seed=seed)
+    seed_or_random = seed if seed is not None and seed >= 0 else secrets.randbits(63)
+    reader = ndd.readers.File(file_root=file_root, shard_id=shard_id, num_shards=num_shards, random_shuffle=random_shuffle, dont_use_mmap=dont_use_mmap, seed=seed_or_random)
     while True:
         for jpegs, labels in reader.next_epoch(batch_size=batch_size):
             with ctx:

@@ -4,6 +4,7 @@
 only in shuffling, one chosen by a command-line flag through a variable, wrapped in DALI's
 PyTorch iterator with the reader's epoch."""
 import argparse
+import secrets
 import nvidia.dali.types as types
 import nvidia.dali.experimental.dynamic as ndd
 import torch
@@ -167,8 +168,9 @@ STD = [0.229 * 255, 0.224 * 255, 0.225 * 255]
 
 def TrainPipe(data_dir, batch_size, num_threads, device_id, crop, shard_id=0, num_shards=1, *, seed=12):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
-    rng = ndd.random.RNG(seed=seed)
-    reader = ndd.readers.File(file_root=data_dir, shard_id=shard_id, num_shards=num_shards, random_shuffle=True, pad_last_batch=True, seed=seed)
+    seed_or_random = seed if seed is not None and seed >= 0 else secrets.randbits(63)
+    rng = ndd.random.RNG(seed=seed_or_random)
+    reader = ndd.readers.File(file_root=data_dir, shard_id=shard_id, num_shards=num_shards, random_shuffle=True, pad_last_batch=True, seed=seed_or_random)
     while True:
         for jpegs, labels in reader.next_epoch(batch_size=batch_size):
             with ctx:

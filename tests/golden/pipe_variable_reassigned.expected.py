@@ -2,6 +2,7 @@
 """The shape of DALI's ResNet-50 example: one pipeline function, one variable `pipe` that holds
 the training pipeline and then the validation one, each handed to its own iterator."""
 import argparse
+import secrets
 import nvidia.dali.types as types
 import nvidia.dali.experimental.dynamic as ndd
 
@@ -160,9 +161,10 @@ class DaliTorchIterator:
 
 def create_dali_pipeline(data_dir, crop, size, is_training=True, *, batch_size, num_threads=None, device_id=None, seed=None):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
-    rng = ndd.random.RNG(seed=seed)
+    seed_or_random = seed if seed is not None and seed >= 0 else secrets.randbits(63)
+    rng = ndd.random.RNG(seed=seed_or_random)
     reader = ndd.readers.File(file_root=data_dir, random_shuffle=is_training,
-                                     pad_last_batch=True, seed=seed)
+                                     pad_last_batch=True, seed=seed_or_random)
     while True:
         for images, labels in reader.next_epoch(batch_size=batch_size):
             with ctx:

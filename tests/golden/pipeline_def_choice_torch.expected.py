@@ -3,6 +3,7 @@
 """ImageNet loaders for PyTorch: a training and a validation pipeline function, the loader picks
 one with a conditional expression and wraps what it makes in DALI's PyTorch iterator."""
 import os
+import secrets
 import nvidia.dali.types as types
 import nvidia.dali.experimental.dynamic as ndd
 
@@ -165,9 +166,10 @@ STD = [0.229 * 255, 0.224 * 255, 0.225 * 255]
 
 def train_pipe(data_dir, crop, shard_id, num_shards, shuffle=True, *, batch_size, num_threads=None, device_id=None, seed=None):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
-    rng = ndd.random.RNG(seed=seed)
+    seed_or_random = seed if seed is not None and seed >= 0 else secrets.randbits(63)
+    rng = ndd.random.RNG(seed=seed_or_random)
     reader = ndd.readers.File(file_root=data_dir, shard_id=shard_id, num_shards=num_shards,
-                                    random_shuffle=shuffle, pad_last_batch=True, seed=seed)
+                                    random_shuffle=shuffle, pad_last_batch=True, seed=seed_or_random)
     while True:
         for jpegs, labels in reader.next_epoch(batch_size=batch_size):
             with ctx:
@@ -182,8 +184,9 @@ def train_pipe(data_dir, crop, shard_id, num_shards, shuffle=True, *, batch_size
 
 def val_pipe(data_dir, crop, shard_id, num_shards, shuffle=False, *, batch_size, num_threads=None, device_id=None, seed=None):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
+    seed_or_random = seed if seed is not None and seed >= 0 else secrets.randbits(63)
     reader = ndd.readers.File(file_root=data_dir, shard_id=shard_id, num_shards=num_shards,
-                                    random_shuffle=shuffle, pad_last_batch=True, seed=seed)
+                                    random_shuffle=shuffle, pad_last_batch=True, seed=seed_or_random)
     while True:
         for jpegs, labels in reader.next_epoch(batch_size=batch_size):
             with ctx:

@@ -1,19 +1,21 @@
 # golden-verify: pipe=rn50_train args=(str(DATA / "images"),) kwargs={"crop": 32, "batch_size": 8} iterations=4
 """ResNet-50 style training augmentation."""
+import secrets
 import nvidia.dali.types as types
 import nvidia.dali.experimental.dynamic as ndd
 
 
 def rn50_train(data_dir, crop=224, shard_id=0, num_shards=1, *, batch_size=64, num_threads=8, device_id=0, seed=42):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
-    rng = ndd.random.RNG(seed=seed)
+    seed_or_random = seed if seed is not None and seed >= 0 else secrets.randbits(63)
+    rng = ndd.random.RNG(seed=seed_or_random)
     reader = ndd.readers.File(
         file_root=data_dir,
         shard_id=shard_id,
         num_shards=num_shards,
         random_shuffle=True,
         pad_last_batch=True,
-        seed=seed,
+        seed=seed_or_random,
     )
     while True:
         for jpegs, labels in reader.next_epoch(batch_size=batch_size):
@@ -39,8 +41,9 @@ def rn50_train(data_dir, crop=224, shard_id=0, num_shards=1, *, batch_size=64, n
 
 def rn50_train_rrc(data_dir, *, batch_size=64, num_threads=8, device_id=0, seed=42):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
-    rng = ndd.random.RNG(seed=seed)
-    reader = ndd.readers.File(file_root=data_dir, random_shuffle=True, seed=seed)
+    seed_or_random = seed if seed is not None and seed >= 0 else secrets.randbits(63)
+    rng = ndd.random.RNG(seed=seed_or_random)
+    reader = ndd.readers.File(file_root=data_dir, random_shuffle=True, seed=seed_or_random)
     while True:
         for jpegs, labels in reader.next_epoch(batch_size=batch_size):
             with ctx:

@@ -1,12 +1,14 @@
 # golden-verify: pipe=augment_pipe args=(str(DATA / "images"),) iterations=5
+import secrets
 from nvidia.dali import types
 import nvidia.dali.experimental.dynamic as ndd
 
 
 def augment_pipe(root, *, batch_size=8, num_threads=2, device_id=None, seed=1234):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
-    rng = ndd.random.RNG(seed=seed)
-    reader = ndd.readers.File(file_root=root, random_shuffle=True, initial_fill=64, seed=seed)
+    seed_or_random = seed if seed is not None and seed >= 0 else secrets.randbits(63)
+    rng = ndd.random.RNG(seed=seed_or_random)
+    reader = ndd.readers.File(file_root=root, random_shuffle=True, initial_fill=64, seed=seed_or_random)
     while True:
         for jpegs, labels in reader.next_epoch(batch_size=batch_size):
             with ctx:

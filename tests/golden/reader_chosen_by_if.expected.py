@@ -4,6 +4,7 @@
 """ImageNet loaders in the style of DALI's ResNet-50 example: a file list, when given, picks the
 reader's arguments; validation shards stick to their shard."""
 import argparse
+import secrets
 
 from nvidia.dali import types
 import nvidia.dali.experimental.dynamic as ndd
@@ -163,7 +164,8 @@ class DaliTorchIterator:
 
 def create_dali_pipeline(data_dir, crop, size, shard_id, num_shards, file_list=None, dali_cpu=False, is_training=True, *, batch_size, num_threads=None, device_id=None, seed=None):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
-    rng = ndd.random.RNG(seed=seed)
+    seed_or_random = seed if seed is not None and seed >= 0 else secrets.randbits(63)
+    rng = ndd.random.RNG(seed=seed_or_random)
     if file_list is not None:
         # a subset of the images, listed with their labels
         reader = ndd.readers.File(file_root=data_dir,
@@ -171,10 +173,10 @@ def create_dali_pipeline(data_dir, crop, size, shard_id, num_shards, file_list=N
                                          shard_id=shard_id,
                                          num_shards=num_shards,
                                          random_shuffle=is_training,
-                                         pad_last_batch=True, seed=seed)
+                                         pad_last_batch=True, seed=seed_or_random)
     elif is_training:
         reader = ndd.readers.File(file_root=data_dir, shard_id=shard_id, num_shards=num_shards,
-                                         random_shuffle=True, pad_last_batch=True, seed=seed)
+                                         random_shuffle=True, pad_last_batch=True, seed=seed_or_random)
     else:
         reader = ndd.readers.File(file_root=data_dir, shard_id=shard_id, num_shards=num_shards,
                                          stick_to_shard=True, pad_last_batch=True)

@@ -3,6 +3,7 @@
 """Samples read with a bank of noise arrays that has fewer files: the two numpy readers reach the
 ends of their epochs at different iterations and each goes on into its next epoch on its own."""
 import argparse
+import secrets
 import numpy as np
 import nvidia.dali.experimental.dynamic as ndd
 
@@ -25,11 +26,12 @@ def samples_with_noise(sample_dir, noise_files, *, batch_size=2, num_threads=2, 
 
 def shuffled_samples_with_noise(sample_dir, noise_files, shuffle_seed=42, *, batch_size=2, num_threads=2, device_id=0, seed=1234):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
-    rng = ndd.random.RNG(seed=seed)
+    seed_or_random = seed if seed is not None and seed >= 0 else secrets.randbits(63)
+    rng = ndd.random.RNG(seed=seed_or_random)
     reader = ndd.readers.Numpy(file_root=sample_dir, file_filter="*.npy", random_shuffle=True,
                                seed=shuffle_seed)
     # the noise bank is shuffled anew every epoch, with the pipeline's seed
-    reader_2 = ndd.readers.Numpy(files=noise_files, shuffle_after_epoch=True, seed=seed)
+    reader_2 = ndd.readers.Numpy(files=noise_files, shuffle_after_epoch=True, seed=seed_or_random)
 
     # one batch of each reader per iteration, each going on into its next epoch on its own, as in a pipeline
     def endless(reader):

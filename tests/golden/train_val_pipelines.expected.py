@@ -1,5 +1,6 @@
 # golden-run: pipe=val_pipe args=(str(DATA / "images"),) kwargs={"batch_size": 5} iterations=10
 import numpy as np
+import secrets
 from nvidia.dali import types
 import nvidia.dali.experimental.dynamic as ndd
 
@@ -8,8 +9,9 @@ IMAGE_SIZE = 32
 
 def train_pipe(root, *, batch_size, num_threads=2, device_id=None, seed=99):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
-    rng = ndd.random.RNG(seed=seed)
-    reader = ndd.readers.File(file_root=root, random_shuffle=True, seed=seed)
+    seed_or_random = seed if seed is not None and seed >= 0 else secrets.randbits(63)
+    rng = ndd.random.RNG(seed=seed_or_random)
+    reader = ndd.readers.File(file_root=root, random_shuffle=True, seed=seed_or_random)
     while True:
         for jpegs, labels in reader.next_epoch(batch_size=batch_size):
             with ctx:

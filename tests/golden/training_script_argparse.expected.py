@@ -6,13 +6,15 @@ import argparse
 import time
 
 import numpy as np
+import secrets
 import nvidia.dali.types as types
 import nvidia.dali.experimental.dynamic as ndd
 
 
 def create_pipeline(data_dir, crop, is_training, *, batch_size, num_threads=None, device_id=None, seed=None):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
-    reader = ndd.readers.File(file_root=data_dir, random_shuffle=is_training, pad_last_batch=True, seed=seed)
+    seed_or_random = seed if seed is not None and seed >= 0 else secrets.randbits(63)
+    reader = ndd.readers.File(file_root=data_dir, random_shuffle=is_training, pad_last_batch=True, seed=seed_or_random)
     while True:
         for jpegs, labels in reader.next_epoch(batch_size=batch_size):
             with ctx:

@@ -4,6 +4,7 @@ import glob
 import os
 
 import numpy as np
+import secrets
 import nvidia.dali.experimental.dynamic as ndd
 
 SEQUENCE_LENGTH = 4
@@ -13,6 +14,7 @@ N_ITER = 6
 
 def video_pipe(filenames, *, batch_size, num_threads=2, device_id=0, seed=1234):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
+    seed_or_random = seed if seed is not None and seed >= 0 else secrets.randbits(63)
     with ctx:
         reader = ndd.readers.Video(
             device="gpu",
@@ -22,7 +24,7 @@ def video_pipe(filenames, *, batch_size, num_threads=2, device_id=0, seed=1234):
             num_shards=1,
             random_shuffle=True,
             initial_fill=INITIAL_PREFETCH_SIZE,
-            seed=seed,
+            seed=seed_or_random,
         )
     while True:
         for (videos,) in reader.next_epoch(batch_size=batch_size, ctx=ctx):

@@ -3,6 +3,7 @@
 (use_cases/video_superres/dataloading/dataloaders.py): ops.VideoReader on the GPU in a Pipeline
 subclass, random crops, frames moved to CFHW."""
 import os
+import secrets
 import nvidia.dali.types as types
 import nvidia.dali.experimental.dynamic as ndd
 
@@ -161,9 +162,10 @@ class DaliTorchIterator:
 
 def VideoReaderPipeline(batch_size, sequence_length, num_threads, device_id, files, crop_size, *, seed=12):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
-    rng = ndd.random.RNG(seed=seed)
+    seed_or_random = seed if seed is not None and seed >= 0 else secrets.randbits(63)
+    rng = ndd.random.RNG(seed=seed_or_random)
     with ctx:
-        reader = ndd.readers.Video(device="gpu", filenames=files, sequence_length=sequence_length, normalized=False, random_shuffle=True, image_type=types.RGB, dtype=types.UINT8, initial_fill=16, seed=seed)
+        reader = ndd.readers.Video(device="gpu", filenames=files, sequence_length=sequence_length, normalized=False, random_shuffle=True, image_type=types.RGB, dtype=types.UINT8, initial_fill=16, seed=seed_or_random)
     while True:
         for (input,) in reader.next_epoch(batch_size=batch_size, ctx=ctx):
             with ctx:

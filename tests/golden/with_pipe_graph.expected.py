@@ -1,5 +1,6 @@
 # golden-verify: pipe=make_pipeline args=(str(DATA / "images"), 4) iterations=7
 """A pipeline built by hand with `with pipe:`, as older DALI examples do, returned built."""
+import secrets
 import numpy as np
 import nvidia.dali.types as types
 import nvidia.dali.experimental.dynamic as ndd
@@ -8,8 +9,9 @@ import nvidia.dali.experimental.dynamic as ndd
 def make_pipeline(image_dir, batch_size, device_id=0):
     def pipe_batches(*, batch_size=batch_size, num_threads=2, device_id=device_id, seed=21):
         ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
-        rng = ndd.random.RNG(seed=seed)
-        reader = ndd.readers.File(file_root=image_dir, random_shuffle=True, seed=seed)
+        seed_or_random = seed if seed is not None and seed >= 0 else secrets.randbits(63)
+        rng = ndd.random.RNG(seed=seed_or_random)
+        reader = ndd.readers.File(file_root=image_dir, random_shuffle=True, seed=seed_or_random)
         while True:
             for jpegs, labels in reader.next_epoch(batch_size=batch_size):
                 with ctx:

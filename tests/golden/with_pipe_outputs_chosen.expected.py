@@ -4,6 +4,7 @@
 """ColossalAI-style loader: the factory's `with pipe:` graph ends by choosing its outputs, moved
 to the GPU or not; training adds a mirror flag as a third output."""
 import torch
+import secrets
 import nvidia.dali.types as types
 import nvidia.dali.experimental.dynamic as ndd
 
@@ -11,8 +12,9 @@ import nvidia.dali.experimental.dynamic as ndd
 def build_loader_pipe(root, batch_size, training, cuda=True, num_threads=2):
     def pipe_batches(*, batch_size=batch_size, num_threads=num_threads, device_id=torch.cuda.current_device() if cuda else None, seed=1024):
         ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
-        rng = ndd.random.RNG(seed=seed)
-        reader = ndd.readers.File(file_root=root, random_shuffle=training, seed=seed)
+        seed_or_random = seed if seed is not None and seed >= 0 else secrets.randbits(63)
+        rng = ndd.random.RNG(seed=seed_or_random)
+        reader = ndd.readers.File(file_root=root, random_shuffle=training, seed=seed_or_random)
         while True:
             for jpegs, label in reader.next_epoch(batch_size=batch_size):
                 with ctx:

@@ -4,6 +4,7 @@
 then `with pipe:`, as training scripts written against older DALI examples do."""
 import argparse
 import os
+import secrets
 import nvidia.dali.types as types
 import nvidia.dali.experimental.dynamic as ndd
 
@@ -168,7 +169,8 @@ def make_train_pipeline(data_dir, batch_size, workers, device_id, input_size=64,
 
     def pipe_batches(*, batch_size=batch_size, num_threads=workers, device_id=device_id, seed=shard_id + 1467):
         ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
-        rng = ndd.random.RNG(seed=seed)
+        seed_or_random = seed if seed is not None and seed >= 0 else secrets.randbits(63)
+        rng = ndd.random.RNG(seed=seed_or_random)
         reader = ndd.readers.File(
             file_root=data_dir,
             num_shards=num_shards,

@@ -31,7 +31,7 @@ def test_random_operators_take_the_fed_batch_size_and_one_rng_made_once():
         'x = fn.external_source(name="images")\nflip = fn.random.coin_flip(probability=0.5)\nreturn fn.flip(x, horizontal=flip)\n',
         decorator="@pipeline_def(batch_size=4, seed=7)",
     )
-    assert "rng = ndd.random.RNG(seed=seed)\n\n    def run(**pipeline_inputs):" in out
+    assert "seed_or_random = seed if seed is not None and seed >= 0 else secrets.randbits(63)\n    rng = ndd.random.RNG(seed=seed_or_random)\n\n    def run(**pipeline_inputs):" in out
     assert "ndd.random.coin_flip(probability=0.5, batch_size=x.batch_size, rng=rng)" in out
 
 

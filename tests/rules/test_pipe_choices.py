@@ -259,7 +259,7 @@ def test_readers_that_differ_only_in_shuffling_convert():
     assert reasons == [], out
     assert ("reader_meta=ndd.readers.File(file_root=file_root, shard_id=0, num_shards=1, pad_last_batch=True).get_metadata()"
             in out)
-    assert "random_shuffle=True, initial_fill=4096, pad_last_batch=True, seed=seed)" in out
+    assert "random_shuffle=True, initial_fill=4096, pad_last_batch=True, seed=seed_or_random)" in out
     assert "random_shuffle=False, pad_last_batch=True)" in out
 
 

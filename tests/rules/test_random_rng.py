@@ -1,11 +1,14 @@
-from _helpers import pipeline
+import pytest
+
+from dali_migrate.engine import convert_source
+from _helpers import HEADER, pipeline, run_both
 
 
 def test_pipeline_seed_becomes_one_rng_before_the_loop():
     out = pipeline("a = fn.random.uniform()\nb = fn.random.coin_flip()\nreturn a, b\n", "@pipeline_def(batch_size=4, seed=7)")
     assert "def p(*, batch_size=4, num_threads=None, device_id=None, seed=7):" in out
-    assert out.count("ndd.random.RNG(seed=seed)") == 1
-    assert out.index("rng = ndd.random.RNG(seed=seed)") < out.index("while True")
+    assert out.count("ndd.random.RNG(seed=") == 1 and "import secrets" in out
+    assert out.index("rng = ndd.random.RNG(seed=seed_or_random)") < out.index("while True")
     assert out.count("rng=rng") == 2
 
 
@@ -35,3 +38,39 @@ def test_seed_read_from_outside_the_pipeline_is_fixed_when_it_is_made():
     out = pipeline("return fn.random.coin_flip(seed=self.seed + OFFSET)\n")
     assert "rng_coin_flip = ndd.random.RNG(seed=self.seed + OFFSET)" in out
     assert out.index("rng_coin_flip = ndd.random.RNG") < out.index("while True")
+
+
+UNSEEDED = (
+    "import random\n"
+    "import numpy as np\n"
+    "\n"
+    "@pipeline_def(batch_size=2, num_threads=1, device_id=None)\n"
+    "def noisy():\n"
+    "    return fn.random.uniform(range=[0.0, 1.0])\n"
+    "\n"
+    "def after_seeding():\n"
+    "    random.seed(0)\n"
+    "    pipe = noisy()\n"
+    "    pipe.build()\n"
+    "    (draws,) = pipe.run()\n"
+    "    return [float(x) for x in np.asarray(draws.as_tensor())], random.random()\n"
+)
+
+
+def test_unseeded_pipeline_leaves_pythons_random_alone(tmp_path):
+    """A pipeline without a seed seeds its operators in C++: the program's own `random` draws stay
+    as they were, and two pipelines made after the same random.seed() differ. The converted RNG
+    must not take its seed from `random` (ndd.random.RNG(seed=None) would)."""
+    pytest.importorskip("nvidia.dali")
+    import random
+
+    src = HEADER + UNSEEDED
+    out = convert_source(src).output
+    assert "@pipeline_def" not in out and "secrets.randbits(63)" in out
+    random.seed(0)
+    untouched = random.random()
+    (want_draws, want_next), (got_draws, got_next) = run_both(tmp_path, src, out, "after_seeding")
+    assert want_next == untouched and got_next == untouched
+    (tmp_path / "again").mkdir()
+    _, (again_draws, _) = run_both(tmp_path / "again", src, out, "after_seeding")
+    assert got_draws != again_draws  # (2 uniform floats equal by chance: about 2**-46)

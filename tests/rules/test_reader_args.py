@@ -1,4 +1,7 @@
-from _helpers import pipeline
+import pytest
+
+from dali_migrate.engine import convert_source
+from _helpers import HEADER, pipeline
 
 
 def test_name_dropped_sharding_kept():
@@ -8,12 +11,12 @@ def test_name_dropped_sharding_kept():
 
 def test_shuffling_reader_gets_pipeline_seed():
     out = pipeline('j, l = fn.readers.file(file_root="d", random_shuffle=True)\nreturn j, l\n')
-    assert "random_shuffle=True, seed=seed)" in out
+    assert "random_shuffle=True, seed=seed_or_random)" in out
 
 
 def test_explicit_reader_seed_kept():
     out = pipeline('j, l = fn.readers.file(file_root="d", random_shuffle=True, seed=5)\nreturn j, l\n')
-    assert "seed=5)" in out and "seed=seed)" not in out
+    assert "seed=5)" in out and "seed_or_random" not in out
 
 
 def test_reader_created_once_and_loop_over_epochs():
@@ -39,10 +42,42 @@ def test_two_readers_with_seeds_of_their_own_keep_them():
 def test_one_of_two_shuffling_readers_takes_the_pipeline_seed():
     out = pipeline(TWO_SHUFFLING.format(", seed=5", ""))
     assert "dali-migrate:" not in out
-    assert 'reader_2 = ndd.readers.File(file_root="e", random_shuffle=True, seed=seed)' in out
+    assert 'reader_2 = ndd.readers.File(file_root="e", random_shuffle=True, seed=seed_or_random)' in out
 
 
 def test_a_reader_that_does_not_shuffle_takes_no_seed_beside_one_that_does():
     out = pipeline('a, b = fn.readers.file(file_root="d")\nc, e = fn.readers.file(file_root="e", shuffle_after_epoch=True)\nreturn a, c\n')
     assert 'reader = ndd.readers.File(file_root="d")\n' in out
-    assert 'reader_2 = ndd.readers.File(file_root="e", shuffle_after_epoch=True, seed=seed)' in out
+    assert 'reader_2 = ndd.readers.File(file_root="e", shuffle_after_epoch=True, seed=seed_or_random)' in out
+
+
+SHUFFLED = (
+    "import numpy as np\n"
+    "\n"
+    "@pipeline_def(batch_size=4, num_threads=1, device_id=None{seed})\n"
+    "def labels_pipe(root):\n"
+    "    _, labels = fn.readers.file(file_root=root, random_shuffle=True, initial_fill=64)\n"
+    "    return labels\n"
+    "\n"
+    "def first_labels(root):\n"
+    "    pipe = labels_pipe(root)\n"
+    "    pipe.build()\n"
+    "    return [int(x) for _ in range(3) for x in np.asarray(pipe.run()[0].as_tensor()).ravel()]\n"
+)
+
+
+@pytest.mark.parametrize("seed", ["", ", seed=5"], ids=["unseeded", "seeded"])
+def test_shuffle_order_changes_between_runs_only_without_a_seed(tmp_path, fixture_data, seed):
+    """Without a seed a pipeline draws one each time it is made, so its reader's order changes from
+    run to run; ndd's reader given seed=None would shuffle the same way every time. With one, the
+    order is the same every time, in both."""
+    from _modules import load_source
+
+    src = HEADER + SHUFFLED.format(seed=seed)
+    out = convert_source(src).output
+    assert "@pipeline_def" not in out and "seed=seed_or_random" in out
+    root = str(fixture_data / "images")
+    orders = {kind: [getattr(load_source(tmp_path, f"{kind}_{i}", text), "first_labels")(root) for i in range(3)]
+              for kind, text in (("original", src), ("converted", out))}
+    for kind, runs in orders.items():
+        assert (len({tuple(r) for r in runs}) == 1) == bool(seed), (kind, runs)

@@ -42,7 +42,7 @@ def test_a_shuffling_branch_takes_the_pipeline_seed():
         "    else:\n"
         "        jpegs, labels = fn.readers.file(file_root=root)\n"
     )
-    assert "reader = ndd.readers.File(file_root=root, random_shuffle=True, seed=seed)\n" in out
+    assert "reader = ndd.readers.File(file_root=root, random_shuffle=True, seed=seed_or_random)\n" in out
     assert "reader = ndd.readers.File(file_root=root)\n" in out
 
 

@@ -45,7 +45,7 @@ def test_only_the_metadata_arguments_are_written_again():
     assert f"reader_meta={reader}" in out
     assert f"steps = {reader}[\"epoch_size_padded\"] // 8" in out
     # the generator's own reader keeps them all
-    generator_reader = out[out.index("reader = ndd.readers.File("):out.index("seed=seed)")]
+    generator_reader = out[out.index("reader = ndd.readers.File("):out.index("seed=seed_or_random)")]
     for kept in ("random_shuffle=shuffle", "initial_fill=fill", "read_ahead=True", "lazy_init=True",
                  "dont_use_mmap=True", "prefetch_queue_depth=2"):
         assert kept in generator_reader
