@@ -243,7 +243,9 @@ def test_emitted_class_is_the_copied_source():
 
     text = class_source()
     assert text.startswith("class DaliTorchIterator:")
-    assert "import" not in text  # the class needs nothing the converted file lacks
+    # the class needs nothing the converted file lacks: what it imports, a method imports itself
+    imports = [line for line in text.splitlines() if line.lstrip().startswith(("import ", "from "))]
+    assert imports and all(line.startswith(" " * 12) for line in imports), imports
     assert class_source("DaliTorchIterator_1").startswith("class DaliTorchIterator_1:")
     assert DaliTorchIterator.__name__ == "DaliTorchIterator"
 
@@ -931,3 +933,36 @@ def test_iterator_class_making_its_own_pipeline_on_the_gpu(training, tmp_path, f
     batches = [x for x in want if isinstance(x, tuple) and isinstance(x[0], torch.Tensor)]
     assert len(batches) >= 6 and all(t.is_cuda for x in batches for t in x)
     _same(want, got)
+
+
+MID_EPOCH_RESET = """data = next(loader)
+        seen.extend((d["data"], d["label"]) for d in data)
+        loader.reset()"""
+
+
+@pytest.mark.parametrize("multi", [False, True], ids=["one-pipeline", "two-pipelines"])
+def test_reset_before_the_epoch_ends_is_ignored_with_dalis_warning(multi, tmp_path, fixture_data, caplog):
+    """DALI's iterators ignore reset() before an epoch ends and log a warning saying so; the
+    emitted classes keep both (a training loop that resets every epoch logs the same lines)."""
+    args = '["data", "label"], reader_name="Reader"'
+    if multi:
+        source = MULTI_SOURCE.format(iterator="DALIGenericIterator", args=f"{TWO}, {args}", pad=False, stick=False, bs=4,
+                                     make=MAKE_TWO, loop=MID_EPOCH_RESET, threads=ndd.get_num_threads())
+    else:
+        source = SOURCE.format(iterator="DALIGenericIterator", args=f"[pipe], {args}", pad=False, bs=4,
+                               loop=MID_EPOCH_RESET, threads=ndd.get_num_threads())
+    result = convert_source(source)
+    assert not result.markers, result.output
+    assert ("DaliTorchMultiIterator(" if multi else "DaliTorchIterator(") in result.output
+    original, converted = _both(tmp_path, "multi" if multi else "", source, result.output)
+    root = str(fixture_data / "images")
+    runs = []
+    for module in (original, converted):
+        caplog.clear()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            seen = module.epochs(root, 3)
+        runs.append((seen, [(r.levelname, r.getMessage()) for r in caplog.records if "resetting" in r.getMessage()]))
+    (want, want_log), (got, got_log) = runs
+    _same(want, got)
+    assert want_log and got_log == want_log

@@ -212,10 +212,10 @@ SOURCE_EDITS = (
      "        self._pipe.schedule_run()\n        self._advance()\n"),
     ("                self._take()\n",
      "                self._take()\n                self._pipe.schedule_run()\n"),
-    ("\n\n    def __iter__(self):\n",
+    ("\n        else:\n            import logging",
      "\n            self._pipe.reset()\n"
      "            if self._pipe.empty():\n"
-     "                self._pipe.schedule_run()\n\n    def __iter__(self):\n"),
+     "                self._pipe.schedule_run()\n        else:\n            import logging"),
 )
 
 

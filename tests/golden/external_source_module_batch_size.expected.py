@@ -222,6 +222,10 @@ class DaliTorchSourceIterator:
             self._pipe.reset()
             if self._pipe.empty():
                 self._pipe.schedule_run()
+        else:
+            import logging  # (here: the class is copied into files whose imports stay as they are)
+            logging.warning("DALI iterator does not support resetting while epoch is not finished. "
+                            "                             Ignoring...")  # (DALI's words and spaces)
 
     def __iter__(self):
         if self._counter != 0 and self._ever_consumed:

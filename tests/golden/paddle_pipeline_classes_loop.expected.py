@@ -194,6 +194,10 @@ class DaliPaddleMultiIterator:
                         self._counter = 0
                         self._shard_sizes = self._shard_sizes[-1:] + self._shard_sizes[:-1]
                         self._size = -(-max(self._shard_sizes) // self.batch_size) * self.batch_size
+        else:
+            import logging  # (here: the class is copied into files whose imports stay as they are)
+            logging.warning("DALI iterator does not support resetting while epoch is not finished. "
+                            "                             Ignoring...")  # (DALI's words and spaces)
 
     def __iter__(self):
         if self._counter != 0 and self._ever_consumed:
