@@ -43,8 +43,11 @@ ends, so ``next()`` raises it too (and again on every later call, as ``pipe.run(
 generator, and left to a person elsewhere: :func:`reset_blocker`, ``rules/pipe_reset.py``; see the
 restartable form below for iterators). The epoch index is 0 throughout for the same reason.
 Sources run when ``next()`` asks for their batch, not ``prefetch_queue_depth`` batches ahead, and
-``parallel=True`` sources run in this process: the same data, at other times. ``dtype=`` becomes
-``as_batch(dtype=...)``, which converts where the pipeline checked: the same for valid data.
+``parallel=True`` sources run in this process: the same data, at other times. ``dtype=`` is a
+check in a pipeline (data of another type fails the run: "ExternalSource expected data of type
+float16 and got: float"), where ``as_batch(dtype=...)`` would convert the data and go on; such a
+source's batch goes through ``external_source_batch`` (written into the converted file: ``as_batch``
+without the dtype, then the same check).
 ``device=`` goes to ``as_batch`` as written: a string literal, or a parameter of the pipeline
 function that its body does not assign (``def bench(cb, device="gpu")``: the generator takes the
 same parameter, so ``as_batch`` gets the value the pipeline got).
@@ -1414,19 +1417,56 @@ def _prepare(ctx) -> dict:
 
 def _as_batch(data: cst.BaseExpression, call, ctx, output=None, func="as_batch") -> cst.Call:
     """``ndd.as_batch(data, ...)`` with the call's layout, dtype and device (``output``: this
-    output's (layout, dtype) when the source has several)."""
+    output's (layout, dtype) when the source has several); with a dtype, the checking helper
+    (``external_source_batch(data, dtype, ...)``) instead."""
     args = [cst.Arg(data)]
+    dtype = None
     for key in _KEEP:
         if output is not None and key in ("layout", "dtype"):
             value = output[0] if key == "layout" else output[1]
-            if value is not None:
+            if value is not None and key == "dtype":
+                dtype = value
+            elif value is not None:
                 args.append(cst.Arg(keyword=cst.Name(key), value=value, equal=_EQ))
             continue
         a = kwarg(call, key)
-        if a is not None:
+        if a is not None and key == "dtype":
+            dtype = a.value
+        elif a is not None:
             args.append(a.with_changes(comma=cst.MaybeSentinel.DEFAULT))
+    callee = ctx.ndd_attr(func)
+    if dtype is not None:
+        callee = cst.Name(_dtype_helper(ctx))
+        args.insert(1, cst.Arg(dtype))
+        if func == "batch":
+            args.append(cst.Arg(keyword=cst.Name("copy"), value=cst.Name("True"), equal=_EQ))
     args = [a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for a in args[:-1]] + args[-1:]
-    return cst.Call(func=ctx.ndd_attr(func), args=args)
+    return cst.Call(func=callee, args=args)
+
+
+def _dtype_helper(ctx) -> str:
+    """The name of the file's ``external_source_batch`` (added to it once, for every pipeline)."""
+    name = ctx.rule_state.get("external_source_batch")
+    if name is None:
+        name = ctx.rule_state["external_source_batch"] = fresh_name(DTYPE_HELPER, ctx.taken)
+        ctx.pipeline.helpers[name] = _DTYPE_HELPER_SOURCE.replace(DTYPE_HELPER, name).replace("ndd.", f"{ctx.ndd}.")
+    return name
+
+
+DTYPE_HELPER = "external_source_batch"
+_DTYPE_HELPER_SOURCE = '''\
+def external_source_batch(data, dtype, copy=False, **kwargs):
+    """fn.external_source(dtype=...) as a pipeline runs it (added by dali-migrate): the source's
+    data must already be of that type; ndd.as_batch(dtype=...) would convert it instead."""
+    if isinstance(data, (list, tuple)) and not data:
+        return (ndd.batch if copy else ndd.as_batch)(data, dtype=dtype, **kwargs)
+    batch = (ndd.batch if copy else ndd.as_batch)(data, **kwargs)
+    if batch.dtype != ndd.dtype(dtype):
+        raise RuntimeError(
+            f"ExternalSource expected data of type {ndd.dtype(dtype)} and got: {batch.dtype}"
+        )
+    return batch
+'''
 
 
 _EQ = cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))

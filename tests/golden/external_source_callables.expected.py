@@ -8,6 +8,19 @@ from nvidia.dali import types
 import nvidia.dali.experimental.dynamic as ndd
 
 
+def external_source_batch(data, dtype, copy=False, **kwargs):
+    """fn.external_source(dtype=...) as a pipeline runs it (added by dali-migrate): the source's
+    data must already be of that type; ndd.as_batch(dtype=...) would convert it instead."""
+    if isinstance(data, (list, tuple)) and not data:
+        return (ndd.batch if copy else ndd.as_batch)(data, dtype=dtype, **kwargs)
+    batch = (ndd.batch if copy else ndd.as_batch)(data, **kwargs)
+    if batch.dtype != ndd.dtype(dtype):
+        raise RuntimeError(
+            f"ExternalSource expected data of type {ndd.dtype(dtype)} and got: {batch.dtype}"
+        )
+    return batch
+
+
 def per_sample(info):
     value = info.idx_in_epoch * 100 + info.idx_in_batch * 10 + info.iteration + info.epoch_idx
     return np.full((2, 3), value, dtype=np.int32)
@@ -53,7 +66,7 @@ def batch_info_pipe(*, batch_size=2, num_threads=1, device_id=None, seed=None):
     def batches():
         for source_data in map(lambda i: source_2(types.BatchInfo(i, 0)), itertools.count()):
             with ctx:
-                x = ndd.as_batch(source_data, dtype=types.FLOAT)
+                x = external_source_batch(source_data, types.FLOAT)
                 outputs = (x * 2.0,)
             yield outputs
 

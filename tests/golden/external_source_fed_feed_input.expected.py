@@ -7,6 +7,20 @@ import numpy as np
 from nvidia.dali import types
 import nvidia.dali.experimental.dynamic as ndd
 
+
+def external_source_batch(data, dtype, copy=False, **kwargs):
+    """fn.external_source(dtype=...) as a pipeline runs it (added by dali-migrate): the source's
+    data must already be of that type; ndd.as_batch(dtype=...) would convert it instead."""
+    if isinstance(data, (list, tuple)) and not data:
+        return (ndd.batch if copy else ndd.as_batch)(data, dtype=dtype, **kwargs)
+    batch = (ndd.batch if copy else ndd.as_batch)(data, **kwargs)
+    if batch.dtype != ndd.dtype(dtype):
+        raise RuntimeError(
+            f"ExternalSource expected data of type {ndd.dtype(dtype)} and got: {batch.dtype}"
+        )
+    return batch
+
+
 BATCH = 4
 
 
@@ -15,8 +29,8 @@ def train_pipe(crop=32, *, batch_size=BATCH, num_threads=2, device_id=0, seed=No
 
     def run(**pipeline_inputs):
         with ctx:
-            jpegs = ndd.batch(pipeline_inputs["jpegs"], dtype=types.UINT8)
-            labels = ndd.as_batch(pipeline_inputs["labels"], dtype=types.INT32)
+            jpegs = external_source_batch(pipeline_inputs["jpegs"], types.UINT8, copy=True)
+            labels = external_source_batch(pipeline_inputs["labels"], types.INT32)
             images = ndd.decoders.image(jpegs, device="gpu", output_type=types.RGB)
             images = ndd.resize(images, resize_x=crop, resize_y=crop)
             images = ndd.crop_mirror_normalize(

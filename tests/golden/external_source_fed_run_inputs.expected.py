@@ -6,13 +6,26 @@ import nvidia.dali.types as types
 import nvidia.dali.experimental.dynamic as ndd
 
 
+def external_source_batch(data, dtype, copy=False, **kwargs):
+    """fn.external_source(dtype=...) as a pipeline runs it (added by dali-migrate): the source's
+    data must already be of that type; ndd.as_batch(dtype=...) would convert it instead."""
+    if isinstance(data, (list, tuple)) and not data:
+        return (ndd.batch if copy else ndd.as_batch)(data, dtype=dtype, **kwargs)
+    batch = (ndd.batch if copy else ndd.as_batch)(data, **kwargs)
+    if batch.dtype != ndd.dtype(dtype):
+        raise RuntimeError(
+            f"ExternalSource expected data of type {ndd.dtype(dtype)} and got: {batch.dtype}"
+        )
+    return batch
+
+
 def decode_pipeline(source_name, *, batch_size=1, num_threads=4, device_id=0, seed=None):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
 
     def run(**pipeline_inputs):
         with ctx:
             # Read the input image
-            inputs = ndd.batch(pipeline_inputs[source_name], dtype=types.UINT8, device="cpu")
+            inputs = external_source_batch(pipeline_inputs[source_name], types.UINT8, device="cpu", copy=True)
 
             # Decode the encoded image on GPU
             decoded = ndd.decoders.image(

@@ -6,6 +6,19 @@ import nvidia.dali.types as types
 import nvidia.dali.experimental.dynamic as ndd
 
 
+def external_source_batch(data, dtype, copy=False, **kwargs):
+    """fn.external_source(dtype=...) as a pipeline runs it (added by dali-migrate): the source's
+    data must already be of that type; ndd.as_batch(dtype=...) would convert it instead."""
+    if isinstance(data, (list, tuple)) and not data:
+        return (ndd.batch if copy else ndd.as_batch)(data, dtype=dtype, **kwargs)
+    batch = (ndd.batch if copy else ndd.as_batch)(data, **kwargs)
+    if batch.dtype != ndd.dtype(dtype):
+        raise RuntimeError(
+            f"ExternalSource expected data of type {ndd.dtype(dtype)} and got: {batch.dtype}"
+        )
+    return batch
+
+
 class PrefetchedPipeline:
     """A converted pipeline with external sources, driven as DALI's iterators drive a pipeline
     (added by dali-migrate).
@@ -273,7 +286,7 @@ def dali_synthetic_dataloader(args, device_id):
                 yield None  # the source's end: pipe.run() raised StopIteration here; next() starts it again, as after pipe.reset()
                 continue
             with ctx:
-                images = ndd.as_batch(source_data, dtype=output_dtype)
+                images = external_source_batch(source_data, output_dtype)
                 images = images.gpu()
                 outputs = (images,)
             yield outputs

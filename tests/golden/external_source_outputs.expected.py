@@ -7,6 +7,20 @@ import itertools
 from nvidia.dali import types
 import nvidia.dali.experimental.dynamic as ndd
 
+
+def external_source_batch(data, dtype, copy=False, **kwargs):
+    """fn.external_source(dtype=...) as a pipeline runs it (added by dali-migrate): the source's
+    data must already be of that type; ndd.as_batch(dtype=...) would convert it instead."""
+    if isinstance(data, (list, tuple)) and not data:
+        return (ndd.batch if copy else ndd.as_batch)(data, dtype=dtype, **kwargs)
+    batch = (ndd.batch if copy else ndd.as_batch)(data, **kwargs)
+    if batch.dtype != ndd.dtype(dtype):
+        raise RuntimeError(
+            f"ExternalSource expected data of type {ndd.dtype(dtype)} and got: {batch.dtype}"
+        )
+    return batch
+
+
 BATCH_SIZE = 4
 
 
@@ -47,7 +61,7 @@ def external_input_pipe(data_root, *, batch_size=BATCH_SIZE, num_threads=2, devi
     def batches():
         for source_data in source_2:
             with ctx:
-                jpegs, labels = ndd.as_batch(source_data[0], dtype=types.UINT8), ndd.as_batch(source_data[1], dtype=types.UINT8)
+                jpegs, labels = external_source_batch(source_data[0], types.UINT8), external_source_batch(source_data[1], types.UINT8)
                 decode = ndd.decoders.image(jpegs, device="gpu", output_type=types.RGB)
                 enhance = ndd.brightness_contrast(decode, contrast=2)
                 outputs = enhance, labels

@@ -8,6 +8,19 @@ import nvidia.dali.types as types
 import nvidia.dali.experimental.dynamic as ndd
 
 
+def external_source_batch(data, dtype, copy=False, **kwargs):
+    """fn.external_source(dtype=...) as a pipeline runs it (added by dali-migrate): the source's
+    data must already be of that type; ndd.as_batch(dtype=...) would convert it instead."""
+    if isinstance(data, (list, tuple)) and not data:
+        return (ndd.batch if copy else ndd.as_batch)(data, dtype=dtype, **kwargs)
+    batch = (ndd.batch if copy else ndd.as_batch)(data, **kwargs)
+    if batch.dtype != ndd.dtype(dtype):
+        raise RuntimeError(
+            f"ExternalSource expected data of type {ndd.dtype(dtype)} and got: {batch.dtype}"
+        )
+    return batch
+
+
 def reshape_pipe(input_data, *, batch_size=3, num_threads=4, device_id=0, seed=None):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     np.random.seed(1234)
@@ -17,7 +30,7 @@ def reshape_pipe(input_data, *, batch_size=3, num_threads=4, device_id=0, seed=N
     def batches():
         for source_data in map(lambda i: [source() for j in range(batch_size)], itertools.count()):
             with ctx:
-                inp = ndd.as_batch(source_data, dtype=types.INT32)
+                inp = external_source_batch(source_data, types.INT32)
                 outputs = inp, ndd.reshape(inp, shape=[5, 5], layout="HW")
             yield outputs
 

@@ -7,12 +7,25 @@ import nvidia.dali.types as types
 import nvidia.dali.experimental.dynamic as ndd
 
 
+def external_source_batch(data, dtype, copy=False, **kwargs):
+    """fn.external_source(dtype=...) as a pipeline runs it (added by dali-migrate): the source's
+    data must already be of that type; ndd.as_batch(dtype=...) would convert it instead."""
+    if isinstance(data, (list, tuple)) and not data:
+        return (ndd.batch if copy else ndd.as_batch)(data, dtype=dtype, **kwargs)
+    batch = (ndd.batch if copy else ndd.as_batch)(data, **kwargs)
+    if batch.dtype != ndd.dtype(dtype):
+        raise RuntimeError(
+            f"ExternalSource expected data of type {ndd.dtype(dtype)} and got: {batch.dtype}"
+        )
+    return batch
+
+
 def squeeze_pipe(input_data, *, batch_size=3, num_threads=4, device_id=0, seed=None):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     source = input_data
     for source_data in map(lambda i: [source(types.SampleInfo(i * batch_size + j, j, i, 0)) for j in range(batch_size)], itertools.count()):
         with ctx:
-            inp = ndd.as_batch(source_data, layout="CHW", dtype=types.INT32)
+            inp = external_source_batch(source_data, types.INT32, layout="CHW")
             squeezed = ndd.squeeze(inp, axes=[0])
             expanded = ndd.expand_dims(squeezed, axes=[0, 3], new_axis_names="FC")
             outputs = inp, squeezed, expanded

@@ -6,6 +6,19 @@ from nvidia.dali import types
 import nvidia.dali.experimental.dynamic as ndd
 
 
+def external_source_batch(data, dtype, copy=False, **kwargs):
+    """fn.external_source(dtype=...) as a pipeline runs it (added by dali-migrate): the source's
+    data must already be of that type; ndd.as_batch(dtype=...) would convert it instead."""
+    if isinstance(data, (list, tuple)) and not data:
+        return (ndd.batch if copy else ndd.as_batch)(data, dtype=dtype, **kwargs)
+    batch = (ndd.batch if copy else ndd.as_batch)(data, **kwargs)
+    if batch.dtype != ndd.dtype(dtype):
+        raise RuntimeError(
+            f"ExternalSource expected data of type {ndd.dtype(dtype)} and got: {batch.dtype}"
+        )
+    return batch
+
+
 class BrightnessSchedule:
     """A brightness per sample that changes with the iteration."""
 
@@ -44,7 +57,7 @@ def reader_and_params(data_dir, *, batch_size=4, num_threads=2, device_id=0, see
                 if source_data is end:
                     return
                 with ctx:
-                    brightness = ndd.as_batch(source_data, dtype=types.FLOAT)
+                    brightness = external_source_batch(source_data, types.FLOAT)
                     images = ndd.decoders.image(jpegs, device="gpu", output_type=types.RGB)
                     images = ndd.resize(images, resize_x=32, resize_y=32)
                     images = ndd.brightness(images, brightness=brightness)

@@ -10,6 +10,19 @@ import nvidia.dali.types as types
 import nvidia.dali.experimental.dynamic as ndd
 
 
+def external_source_batch(data, dtype, copy=False, **kwargs):
+    """fn.external_source(dtype=...) as a pipeline runs it (added by dali-migrate): the source's
+    data must already be of that type; ndd.as_batch(dtype=...) would convert it instead."""
+    if isinstance(data, (list, tuple)) and not data:
+        return (ndd.batch if copy else ndd.as_batch)(data, dtype=dtype, **kwargs)
+    batch = (ndd.batch if copy else ndd.as_batch)(data, **kwargs)
+    if batch.dtype != ndd.dtype(dtype):
+        raise RuntimeError(
+            f"ExternalSource expected data of type {ndd.dtype(dtype)} and got: {batch.dtype}"
+        )
+    return batch
+
+
 class PrefetchedPipeline:
     """A converted pipeline with external sources, driven as DALI's iterators drive a pipeline
     (added by dali-migrate).
@@ -288,7 +301,7 @@ def read_meta_pipeline(root_dir, *, batch_size=4, num_threads=4, device_id=0, se
                 yield None  # the source's end: pipe.run() raised StopIteration here; next() starts it again, as after pipe.reset()
                 continue
             with ctx:
-                image, label = ndd.as_batch(source_data[0], dtype=types.UINT8), ndd.as_batch(source_data[1], dtype=types.INT32)
+                image, label = external_source_batch(source_data[0], types.UINT8), external_source_batch(source_data[1], types.INT32)
                 decoded = ndd.decoders.image(image, device="gpu", output_type=types.RGB)
                 resized = ndd.resize(decoded, size=(32, 32))
                 outputs = resized, label

@@ -7,6 +7,19 @@ import nvidia.dali.experimental.dynamic as ndd
 import numpy as np
 
 
+def external_source_batch(data, dtype, copy=False, **kwargs):
+    """fn.external_source(dtype=...) as a pipeline runs it (added by dali-migrate): the source's
+    data must already be of that type; ndd.as_batch(dtype=...) would convert it instead."""
+    if isinstance(data, (list, tuple)) and not data:
+        return (ndd.batch if copy else ndd.as_batch)(data, dtype=dtype, **kwargs)
+    batch = (ndd.batch if copy else ndd.as_batch)(data, **kwargs)
+    if batch.dtype != ndd.dtype(dtype):
+        raise RuntimeError(
+            f"ExternalSource expected data of type {ndd.dtype(dtype)} and got: {batch.dtype}"
+        )
+    return batch
+
+
 def show_result(outputs, names=["Input", "Output"], formatter=None):
     if not isinstance(outputs, tuple):
         return show_result((outputs,))
@@ -35,7 +48,7 @@ def example_reshape(input_data, *, batch_size=3, num_threads=2, device_id=None, 
     def batches():
         for source_data in map(lambda i: [source() for j in range(batch_size)], itertools.count()):
             with ctx:
-                inp = ndd.as_batch(source_data, dtype=types.INT32)
+                inp = external_source_batch(source_data, types.INT32)
                 outputs_2 = inp, ndd.reshape(inp, shape=[5, 5], layout="HW")
             yield outputs_2
 

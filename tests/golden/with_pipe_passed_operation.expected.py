@@ -9,6 +9,20 @@ import itertools
 import nvidia.dali.types as types
 import nvidia.dali.experimental.dynamic as ndd
 
+
+def external_source_batch(data, dtype, copy=False, **kwargs):
+    """fn.external_source(dtype=...) as a pipeline runs it (added by dali-migrate): the source's
+    data must already be of that type; ndd.as_batch(dtype=...) would convert it instead."""
+    if isinstance(data, (list, tuple)) and not data:
+        return (ndd.batch if copy else ndd.as_batch)(data, dtype=dtype, **kwargs)
+    batch = (ndd.batch if copy else ndd.as_batch)(data, **kwargs)
+    if batch.dtype != ndd.dtype(dtype):
+        raise RuntimeError(
+            f"ExternalSource expected data of type {ndd.dtype(dtype)} and got: {batch.dtype}"
+        )
+    return batch
+
+
 left_values = [40, 9]
 right_values = [7, 3]
 
@@ -33,7 +47,7 @@ def binary_pipeline(operation, left_type, right_type):
         def batches():
             for source_data in map(lambda i: source_2(), itertools.count()):
                 with ctx:
-                    left, right = ndd.as_batch(source_data[0], dtype=dtype), ndd.as_batch(source_data[1], dtype=dtype_2)
+                    left, right = external_source_batch(source_data[0], dtype), external_source_batch(source_data[1], dtype_2)
                     outputs = left, right, operation(left, right)
                 yield outputs
 

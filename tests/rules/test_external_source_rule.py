@@ -107,8 +107,8 @@ def test_num_outputs_spreads_layout_and_dtype_as_dali_does():
         "a, b, c = fn.external_source(source=Frames(), num_outputs=3, layout=['HWC', 'C'], dtype=types.UINT8)\nreturn a, b, c\n"
     )
     assert (
-        "a, b, c = ndd.as_batch(source_data[0], layout='HWC', dtype=types.UINT8), "
-        "ndd.as_batch(source_data[1], layout='C', dtype=types.UINT8), ndd.as_batch(source_data[2], dtype=types.UINT8)"
+        "a, b, c = external_source_batch(source_data[0], types.UINT8, layout='HWC'), "
+        "external_source_batch(source_data[1], types.UINT8, layout='C'), external_source_batch(source_data[2], types.UINT8)"
     ) in out
 
 
@@ -544,3 +544,42 @@ def test_iterable_and_callable_sources_give_what_dali_gives(tmp_path):
         (got,) = load_source(tmp_path, f"converted_{key}", out).loader(3)
         assert np.array_equal(want.as_array(), np.stack([np.asarray(got.select(i)) for i in range(got.batch_size)])), key
         assert want.as_array()[0, 0] == (3.0 if key == "iterable" else 7.0)
+
+
+DTYPE_CHECKED = '''
+import numpy as np
+
+
+@pipeline_def(batch_size=2, num_threads=1, device_id=None)
+def typed(dtype):
+    return fn.external_source(source=lambda: np.arange(6, dtype=np.float32).reshape(2, 3), dtype=dtype)
+
+
+def first(dtype_name):
+    pipe = typed(getattr(types, dtype_name))
+    pipe.build()
+    try:
+        (out,) = pipe.run()
+    except RuntimeError as e:
+        return "raised", "expected data of type" in str(e)
+    return str(out.dtype), np.asarray(out.as_tensor()).tolist()
+'''
+
+
+def test_dtype_is_checked_as_the_pipeline_checks_it_not_converted(tmp_path):
+    """external_source(dtype=X) checks the data's type (a float32 source with dtype=FLOAT16 fails
+    the run); ndd.as_batch(dtype=X) would convert it and go on."""
+    import pytest
+
+    pytest.importorskip("nvidia.dali")
+    from _helpers import HEADER, run_both
+    from dali_migrate.engine import convert_source
+
+    src = HEADER + DTYPE_CHECKED
+    out = convert_source(src).output
+    assert "@pipeline_def" not in out and "external_source_batch(" in out and "# dali-migrate" not in out
+    want, got = run_both(tmp_path, src, out, "first", "FLOAT")
+    assert want == got == ("DALIDataType.FLOAT", [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]])
+    (tmp_path / "b").mkdir()
+    want, got = run_both(tmp_path / "b", src, out, "first", "FLOAT16")
+    assert want == got == ("raised", True)

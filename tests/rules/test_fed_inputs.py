@@ -17,7 +17,7 @@ def test_named_source_becomes_a_function_of_the_fed_batch():
     assert "@pipeline_def" not in out and "dali-migrate:" not in out
     assert "    def run(**pipeline_inputs):\n        with ctx:\n" in out
     # DALI copies fed data unless no_copy=True
-    assert 'x = ndd.batch(pipeline_inputs["images"], layout="HWC", dtype=types.UINT8)' in out
+    assert 'x = external_source_batch(pipeline_inputs["images"], types.UINT8, layout="HWC", copy=True)' in out
     assert "    return run\n" in out and "yield" not in out
 
 
@@ -48,7 +48,7 @@ def test_fed_source_beside_a_reader_is_left_to_a_person():
 def test_run_with_names_through_the_construction_argument():
     out = convert(FED + 'pipe = p("img", prefetch_queue_depth=1)\npipe.build()\nout = pipe.run(img=data)\n')
     assert "dali-migrate:" not in out
-    assert 'x = ndd.batch(pipeline_inputs[source_name], dtype=types.UINT8)' in out
+    assert 'x = external_source_batch(pipeline_inputs[source_name], types.UINT8, copy=True)' in out
     assert 'pipe = p("img")\nout = pipe(img=data)\n' in out
 
 
