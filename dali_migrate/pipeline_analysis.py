@@ -50,7 +50,7 @@ PERF_ONLY = {
     "exec_pipelined", "prefetch_queue_depth", "exec_async", "bytes_per_sample", "set_affinity",
     "max_streams", "default_cuda_stream_priority", "enable_memory_stats", "py_num_workers",
     "py_start_method", "py_callback_pickler", "exec_dynamic", "experimental_exec_dynamic",
-    "stream_policy", "concurrency", "output_dtype", "output_ndim", "debug",
+    "stream_policy", "concurrency", "debug",
 }
 # Pipeline arguments whose meaning a plain loop does not keep; each gets a reason.
 NOT_CONVERTED = {
@@ -59,6 +59,11 @@ NOT_CONVERTED = {
     "enable_checkpointing": "checkpointing: use ndd.checkpoint.Checkpoint with readers made with enable_checkpointing=True (not automated yet)",
     "checkpoint": "restoring a checkpoint: use ndd.checkpoint.Checkpoint (not automated yet)",
     "output_layout": "output_layout= changes the outputs' layouts; set them with ndd.reshape(..., layout=...) by hand",
+    # A check, not a tuning: the pipeline raises where an output has another type or rank.
+    "output_dtype": "output_dtype= makes the pipeline check its outputs' types every iteration (a mismatch raises); "
+                    "a converted loop has no such check: check the outputs' dtype by hand (or drop the argument), then convert",
+    "output_ndim": "output_ndim= makes the pipeline check its outputs' numbers of dimensions every iteration (a mismatch "
+                   "raises); a converted loop has no such check: check the outputs' ndim by hand (or drop the argument), then convert",
 }
 
 

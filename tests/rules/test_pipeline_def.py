@@ -305,3 +305,23 @@ def test_single_output_unpacked_from_a_reader():
 def test_single_output_unpacked_from_a_python_call_stays_marked():
     out = pipeline('files, labels = fn.readers.file(file_root="d")\na, b = split(labels)\nreturn a\n')
     assert "cannot tell whether `a` is one output or several" in out
+
+
+def test_output_checks_are_not_dropped():
+    """output_dtype= / output_ndim= are checks (the pipeline raises where an output differs), not
+    tunings: dropped, a wrong output would go on unnoticed. Decorator or call, the pipeline stays."""
+    for decorator, call in (
+        ('@pipeline_def(batch_size=4, output_dtype=types.UINT8)', "p()"),
+        ("@pipeline_def(batch_size=4)", "p(output_ndim=[3, 1])"),
+    ):
+        out = convert(f'{decorator}\ndef p():\n    j, l = fn.readers.file(file_root="d")\n    return j, l\n\n'
+                      f"pipe = {call}\npipe.build()\nprint(pipe.run())\n")
+        assert "@pipeline_def" in out and "pipe.run()" in out
+        key = "output_dtype=" if "dtype" in decorator else "output_ndim="
+        assert f"{key} makes the pipeline check its outputs'" in out, out
+
+
+def test_tuning_only_arguments_are_dropped():
+    out = convert('@pipeline_def(batch_size=4, prefetch_queue_depth=3, exec_dynamic=True)\ndef p():\n'
+                  '    j, l = fn.readers.file(file_root="d")\n    return j, l\n\npipe = p(py_num_workers=2)\npipe.build()\nprint(pipe.run())\n')
+    assert "@pipeline_def" not in out and "dali-migrate:" not in out and "print(next(pipe))" in out
