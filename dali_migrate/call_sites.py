@@ -16,7 +16,7 @@ import libcst as cst
 from dali_migrate import match as m
 
 from dali_migrate import changed_in_place, cst_walk, iterator_subclasses
-from dali_migrate.cst_util import code, dotted, one_line, one_line_statement
+from dali_migrate.cst_util import code, dotted, names_bound, one_line, one_line_statement
 from dali_migrate.parents import Parents
 from dali_migrate.pipeline_analysis import NOT_CONVERTED, PERF_ONLY, SETTINGS, PipelineInfo, CPU_ONLY_DEVICE_REASON, cpu_only_device
 from dali_migrate.rules import batch_device_check as device_check
@@ -187,7 +187,7 @@ def _bound_in(node, parents: Parents) -> set:
 def _find_bound_in(node, parents: Parents) -> set:
     found = set()
     for t in parents.find((cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.AsName, cst.NamedExpr), within=node):
-        found |= _names_bound(t.name if isinstance(t, cst.AsName) else t.target)
+        found |= names_bound(t.name if isinstance(t, cst.AsName) else t.target)
     return found
 
 
@@ -1630,21 +1630,9 @@ def _rebinds(own: _ScopeNodes, name: str, parents: Parents) -> bool:
             continue
         else:
             continue
-        if name in _names_bound(target):
+        if name in names_bound(target):
             return True
     return False
-
-
-def _names_bound(target) -> set:
-    """The names an assignment, loop or ``del`` target binds: ``a, (b, *c)`` binds a, b and c;
-    ``self.x, self.y = ...`` binds none (it sets attributes of ``self``, which stays the same object)."""
-    if isinstance(target, cst.Name):
-        return {target.value}
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return set().union(*(_names_bound(e.value) for e in target.elements))
-    if isinstance(target, cst.StarredElement):
-        return _names_bound(target.value)
-    return set()
 
 
 def _node_by_id(node_id: int, parents: Parents):

@@ -100,6 +100,17 @@ def names_in(node: cst.CSTNode) -> set:
     return cst_walk.names(node)
 
 
+def names_bound(target: cst.BaseExpression) -> set:
+    """The names an assignment, loop, ``with ... as`` or ``del`` target binds: ``a, (b, *c)`` binds
+    a, b and c (a starred element's ``value`` is its name); ``self.x, self.y`` binds none (it sets
+    attributes of ``self``, which stays the same object; a subscript binds nothing either)."""
+    if isinstance(target, cst.Name):
+        return {target.value}
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return set().union(*(names_bound(e.value) for e in target.elements))
+    return set()
+
+
 def map_branches(node: cst.If, change) -> cst.If:
     """``node``, an ``if``/``elif``/``else`` chain, with each branch (its ``If`` or ``Else`` node)
     made ``change(branch)``."""

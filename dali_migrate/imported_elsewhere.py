@@ -26,7 +26,7 @@ from typing import Optional
 import libcst as cst
 
 from dali_migrate import call_sites, cst_walk, outside_users
-from dali_migrate.cst_util import code, names_in
+from dali_migrate.cst_util import code, names_bound, names_in
 from dali_migrate.dali_imports import PIPELINE_CLASS
 from dali_migrate.pipeline_analysis import helpers_with_ops
 from dali_migrate.rules import jax_iterator, paddle_iterator, pipe_epoch_size, torch_iterator
@@ -73,14 +73,6 @@ def _is_main_guard(stmt) -> bool:
     )
 
 
-def _targets(node, found: set) -> None:
-    if isinstance(node, cst.Name):
-        found.add(node.value)
-    elif isinstance(node, (cst.Tuple, cst.List)):
-        for el in node.elements:
-            _targets(el.value, found)
-
-
 def bindings(stmt, imports: bool = True) -> set:
     """Names a module-level statement binds: as outside_users.bindings reads them."""
     if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
@@ -90,9 +82,9 @@ def bindings(stmt, imports: bool = True) -> set:
         for small in stmt.body:
             if isinstance(small, cst.Assign):
                 for t in small.targets:
-                    _targets(t.target, found)
+                    found |= names_bound(t.target)
             elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
-                _targets(small.target, found)
+                found |= names_bound(small.target)
             elif imports and isinstance(small, cst.Import):
                 for a in small.names:
                     found.add(a.asname.name.value if a.asname else code(a.name).split(".")[0])
@@ -102,11 +94,11 @@ def bindings(stmt, imports: bool = True) -> set:
         return found
     if isinstance(stmt, (cst.If, cst.Try, cst.With, cst.For, cst.While)) and not _is_main_guard(stmt):
         if isinstance(stmt, cst.For):
-            _targets(stmt.target, found)
+            found |= names_bound(stmt.target)
         if isinstance(stmt, cst.With):
             for item in stmt.items:
                 if item.asname is not None:
-                    _targets(item.asname.name, found)
+                    found |= names_bound(item.asname.name)
         blocks = [stmt.body]
         orelse = getattr(stmt, "orelse", None)
         while orelse is not None:  # elif chains: If nodes in orelse

@@ -77,9 +77,11 @@ class PipelineContext:
         return attr_chain(f"{self.ndd}.{path}")
 
     def rng(self) -> cst.Name:
-        """The pipeline-wide RNG, seeded with the pipeline seed (created before the loop)."""
+        """The pipeline-wide RNG, seeded with the pipeline seed (created before the loop, from
+        :meth:`drawn_seed`)."""
         if not self.rng_name:
             self.rng_name = fresh_name("rng", self.taken)
+            self.drawn_seed()
         return cst.Name(self.rng_name)
 
     def drawn_seed(self) -> cst.Name:

@@ -1420,20 +1420,16 @@ def _as_batch(data: cst.BaseExpression, call, ctx, output=None, func="as_batch")
     output's (layout, dtype) when the source has several); with a dtype, the checking helper
     (``external_source_batch(data, dtype, ...)``) instead."""
     args = [cst.Arg(data)]
-    dtype = None
-    for key in _KEEP:
-        if output is not None and key in ("layout", "dtype"):
-            value = output[0] if key == "layout" else output[1]
-            if value is not None and key == "dtype":
-                dtype = value
-            elif value is not None:
-                args.append(cst.Arg(keyword=cst.Name(key), value=value, equal=_EQ))
+    for key in (k for k in _KEEP if k != "dtype"):  # (dtype= is the checking helper's, below)
+        if output is not None and key == "layout":
+            if output[0] is not None:
+                args.append(cst.Arg(keyword=cst.Name(key), value=output[0], equal=_EQ))
             continue
         a = kwarg(call, key)
-        if a is not None and key == "dtype":
-            dtype = a.value
-        elif a is not None:
+        if a is not None:
             args.append(a.with_changes(comma=cst.MaybeSentinel.DEFAULT))
+    written = kwarg(call, "dtype")
+    dtype = output[1] if output is not None else written.value if written is not None else None
     callee = ctx.ndd_attr(func)
     if dtype is not None:
         callee = cst.Name(_dtype_helper(ctx))
@@ -1446,9 +1442,9 @@ def _as_batch(data: cst.BaseExpression, call, ctx, output=None, func="as_batch")
 
 def _dtype_helper(ctx) -> str:
     """The name of the file's ``external_source_batch`` (added to it once, for every pipeline)."""
-    name = ctx.rule_state.get("external_source_batch")
+    name = ctx.rule_state.get(DTYPE_HELPER)
     if name is None:
-        name = ctx.rule_state["external_source_batch"] = fresh_name(DTYPE_HELPER, ctx.taken)
+        name = ctx.rule_state[DTYPE_HELPER] = fresh_name(DTYPE_HELPER, ctx.taken)
         ctx.pipeline.helpers[name] = _DTYPE_HELPER_SOURCE.replace(DTYPE_HELPER, name).replace("ndd.", f"{ctx.ndd}.")
     return name
 

@@ -148,8 +148,6 @@ def build(info: PipelineInfo, ctx, statements: list, returned: cst.BaseExpressio
     # two pipelines' calls, e.g. train with 4 threads and val with 2).
     ctx_name = fresh_name("ctx", taken)
     head.append(_stmt(f"{ctx_name} = {nd}.EvalContext(num_threads={threads}, device_id={device_id})\n"))
-    if ctx.rng_name:
-        ctx.drawn_seed()  # (the RNG's seed: made here where no reader asked for it first)
     if ctx.seed_name:
         head.append(_stmt(f"{ctx.seed_name} = {unseeded_default(seed, ctx)}\n"))
     if ctx.rng_name:
