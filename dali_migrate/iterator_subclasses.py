@@ -18,8 +18,9 @@ where the subclass reaches nothing but what both classes have with the same mean
 :func:`problem` checks: the public API of DALI's iterators (``output_map``, ``batch_size``, ``size``,
 ``reset()``, ``next()``, ``__next__``, ``__iter__``, ``__len__``, which the emitted class calls where
 DALI's calls them: ``self.reset()`` and ``next()`` through the instance, the first batch through the
-class itself), DALI's counters ``_counter`` and ``_size`` read (not set: the emitted class keeps them
-as DALI's base iterator does), and attributes of its own that neither base class uses.
+class itself), DALI's counters ``_counter``, ``_size`` and ``_num_gpus`` read (not set: the emitted class keeps them
+as DALI's base iterator does), and attributes of its own, public or private, that neither base class
+uses (:data:`DALI_PRIVATE`, :func:`emitted_private`).
 
 Its ``__init__`` may take parameters of its own before ``*args`` (timescale-diffusion's
 ``LightningWrapper(periodic, *kargs, **kvargs)``, called ``LightningWrapper(self.periodic, pipe,
@@ -47,6 +48,9 @@ its own converted pipeline.
 
 from __future__ import annotations
 
+import functools
+import re
+from pathlib import Path
 from typing import Optional
 
 import libcst as cst
@@ -57,10 +61,52 @@ API = frozenset({"output_map", "batch_size", "size", "reset", "next", "__next__"
 #: what a subclass may define besides methods of its own: overrides DALI's own code reaches the same way
 OVERRIDES = frozenset({"__init__", "reset", "next", "__next__", "__iter__", "__len__"})
 _DATA = frozenset({"output_map", "batch_size", "size"})
-#: DALI's private counters, which a subclass may read (not set): the emitted class keeps both as
+#: DALI's private counters, which a subclass may read (not set): the emitted classes keep them as
 #: DALI's _DaliBaseIterator does, at every point a subclass can see them (checked against DALI's
-#: iterator step by step: tests/test_torch_iterator.py). ColossalAI's loaders read them in __iter__.
-READ = frozenset({"_counter", "_size"})
+#: iterator step by step: tests/test_torch_iterator.py). ColossalAI's loaders read _counter and
+#: _size in __iter__; PyTorch Lightning's DALI example computes __len__ from _size and _num_gpus
+#: (the number of pipelines, which DALI never changes after __init__).
+READ = frozenset({"_counter", "_size", "_num_gpus"})
+
+#: The private attributes (``self._x``) DALI's own framework iterators use: nvidia/dali/plugin/
+#: base_iterator.py, pytorch/__init__.py, paddle.py and jax/*.py of DALI 1.53 and 2.4 together.
+#: A subclass that sets one of them changes what DALI's code does, which the emitted class would not
+#: repeat; one it sets that neither DALI's iterators nor the emitted classes use (PyTorch Lightning's
+#: example keeps ``self._fill_last_batch`` for its own __len__) is the subclass's own state.
+#: tests/rules/test_iterator_subclasses.py checks the installed DALI's names against this set.
+DALI_PRIVATE = frozenset({
+    "_advance_and_check_drop_last", "_assert_output_shape_and_type", "_assert_shards_shapes", "_auto_reset",
+    "_build_output_with_device_put", "_build_output_with_sharding", "_calculate_shard_sizes", "_check_batch_size",
+    "_checkpointed_fields", "_counter", "_counter_per_gpu", "_deserialize_value", "_element_spec",
+    "_enable_checkpointing", "_end_iteration", "_ever_consumed", "_ever_scheduled",
+    "_extract_from_reader_and_validate", "_first_batch", "_gather_outputs_for_category", "_get_outputs",
+    "_initial_checkpoints", "_is_stick_to_shard", "_last_batch_padded", "_last_batch_policy", "_mutex",
+    "_next_impl", "_next_with_peek_impl", "_num_gpus", "_output_categories", "_output_tags", "_outputs_types",
+    "_peek", "_pipes", "_pmap_compatible", "_pool", "_prepare_first_batch", "_reader_name", "_remove_padded",
+    "_report_no_data_in_pipeline", "_restore_state", "_save_state", "_schedule_runs", "_serialize_value",
+    "_set_element_spec", "_shard_sizes_per_gpu", "_shard_sizes_per_gpu_initial", "_sharding", "_shards_id",
+    "_shards_num", "_size", "_size_no_pad",
+})
+
+#: the files whose text holds every emitted iterator class: the torch classes and the (old, new)
+#: edits that make the external-source, JAX and Paddle classes from them
+_EMITTED = ("emitted_torch_iterator.py", "rules/torch_iterator.py", "rules/jax_iterator.py", "rules/paddle_iterator.py")
+
+
+@functools.lru_cache(maxsize=1)
+def emitted_private() -> frozenset:
+    """The private attributes the emitted iterator classes use (every ``self._x`` in their text: more
+    than they use, never fewer)."""
+    root = Path(__file__).resolve().parent
+    return frozenset(n for f in _EMITTED for n in re.findall(r"\bself\.(_\w+)", (root / f).read_text()))
+
+
+def _own_private(attr: str) -> bool:
+    """Is ``attr`` a private attribute neither DALI's iterators nor the emitted classes use?"""
+    return (
+        attr.startswith("_") and not attr.startswith("__")
+        and attr not in DALI_PRIVATE and attr not in emitted_private()
+    )
 
 
 def resolve(func, parents, names) -> Optional[tuple]:
@@ -146,7 +192,7 @@ def problem(cls: cst.ClassDef, call: cst.Call, parents) -> Optional[str]:
             if _is_target(attr, parents):
                 assigned.add(attr.attr.value)
     for attr in assigned:
-        if attr.startswith("_") or attr in API or attr in methods:
+        if (attr.startswith("_") and not _own_private(attr)) or attr in API or attr in methods:
             return f"{what} sets self.{attr}, which the converted iterator may use differently: convert by hand"
     own = set(methods) | assigned
     for func in methods.values():

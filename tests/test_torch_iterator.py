@@ -303,6 +303,7 @@ def epochs(root, n):
         def __init__(self, *kargs, **kvargs):
             super().__init__(*kargs, **kvargs)
             self.resets = 0
+            self._fill_last_batch = False  # a private flag of its own (PyTorch Lightning's example)
 
         def __next__(self):
             out = super().__next__()
@@ -313,11 +314,15 @@ def epochs(root, n):
             self.resets += 1
             super().reset()
 
+        def steps(self):
+            # Lightning's example counts an epoch's steps from DALI's _size and _num_gpus
+            return self._size // (self._num_gpus * self.batch_size) + (1 if self._fill_last_batch else 0)
+
     loader = Wrapper({args})
     seen = []
     for _ in range(n):
         {loop}
-        seen.append(("len", len(loader), loader.size, loader.resets, loader._counter, loader._size))
+        seen.append(("len", len(loader), loader.size, loader.resets, loader._counter, loader._size, loader.steps()))
     return seen
 '''
 

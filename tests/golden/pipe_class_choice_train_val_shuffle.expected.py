@@ -21,6 +21,7 @@ class DaliTorchIterator:
                  last_batch_padded=False, last_batch_policy="FILL", prepare_first_batch=True):
         assert len(set(output_map)) == len(output_map), "output_map names should be distinct"
         self._pipe, self.output_map, self.batch_size = pipe, list(output_map), batch_size
+        self._num_gpus = 1
         self._size, self._policy, self._padded = int(size), last_batch_policy, last_batch_padded
         if auto_reset is False or auto_reset is None or auto_reset == "no":
             self._auto_reset = False

@@ -4,10 +4,13 @@ themselves are checked against DALI's iterator in tests/test_torch_iterator.py).
 
 from __future__ import annotations
 
+import re
 import textwrap
+from pathlib import Path
 
 import pytest
 
+from dali_migrate import iterator_subclasses
 from dali_migrate.engine import convert_source
 
 HEAD = '''\
@@ -77,10 +80,14 @@ def test_module_level_subclass_over_a_list_gets_the_multi_class():
 
 
 MARKED = {
-    "private attribute of the base": (GOOD.replace("self.seen += 1", "total = self._num_gpus"), None, "uses self._num_gpus"),
+    "private attribute of the base": (GOOD.replace("self.seen += 1", "total = self._shards_num"), None, "uses self._shards_num"),
+    "private attribute only the emitted class has": (GOOD.replace("self.seen += 1", "total = self._policy"), None, "uses self._policy"),
     "sets a private counter it may read": (GOOD.replace("self.seen += 1", "self._counter = 0"), None, "sets self._counter"),
-    "sets a private attribute": (GOOD.replace("self.seen = 0", "self._seen = 0").replace("self.seen += 1", "self._seen += 1"),
-                                 None, "sets self._seen"),
+    "sets a private attribute DALI's iterator uses": (GOOD.replace("self.seen = 0", "self._last_batch_padded = True"),
+                                                      None, "sets self._last_batch_padded"),
+    "sets a private attribute the emitted class uses": (GOOD.replace("self.seen = 0", "self._padded = True"),
+                                                        None, "sets self._padded"),
+    "sets a name-mangled attribute": (GOOD.replace("self.seen = 0", "self.__seen = 0"), None, "sets self.__seen"),
     "sets an attribute of the API": (GOOD.replace("self.seen = 0", "self.batch_size = 2"), None, "sets self.batch_size"),
     "overrides a private method": (GOOD + "\n    def _get_outputs(self):\n        return None\n", None, "defines _get_outputs()"),
     "public attribute only DALI's has": (GOOD.replace("self.seen += 1", "self.checkpoints"), None, "uses self.checkpoints"),
@@ -118,6 +125,39 @@ def test_private_counters_may_be_read():
     result = _convert(GOOD.replace("self.seen += 1", "self.seen = self._counter < self._size"))
     assert not result.markers, result.output
     assert "    class Wrapper(DaliTorchIterator):" in result.output
+
+
+def test_private_attributes_of_its_own_may_be_set_and_read():
+    # PyTorch Lightning's DALI example: fill_last_batch kept for its own __len__, beside DALI's
+    # _size and _num_gpus (the emitted class keeps _num_gpus as DALI does: tests/test_torch_iterator.py)
+    cls = GOOD.replace("self.seen = 0", "self._fill_last_batch = True") + (
+        "\n    def __len__(self):\n"
+        "        batch_count = self._size // (self._num_gpus * self.batch_size)\n"
+        "        return batch_count + (1 if self._fill_last_batch else 0)\n"
+    )
+    result = _convert(cls)
+    assert not result.markers, result.output
+    assert "    class Wrapper(DaliTorchIterator):" in result.output
+    assert "self._fill_last_batch = True" in result.output
+
+
+def test_dali_private_attributes_cover_the_installed_dali():
+    # DALI_PRIVATE is written out so the codemod runs without DALI; a DALI that uses another private
+    # attribute in its iterators must be added to it, or a subclass setting it would convert
+    plugin = Path(pytest.importorskip("nvidia.dali.plugin.base_iterator").__file__).parent
+    files = [plugin / "base_iterator.py", plugin / "pytorch" / "__init__.py", plugin / "paddle.py", *plugin.glob("jax/*.py")]
+    used = {n for f in files if f.exists() for n in re.findall(r"\bself\.(_\w+)", f.read_text()) if not n.startswith("__")}
+    assert used, files
+    assert used <= iterator_subclasses.DALI_PRIVATE, sorted(used - iterator_subclasses.DALI_PRIVATE)
+
+
+def test_emitted_private_attributes_are_found_in_the_emitted_text():
+    names = iterator_subclasses.emitted_private()
+    assert {"_policy", "_padded", "_pipe", "_pipes", "_counter", "_num_gpus"} <= names
+    # the single-pipeline class keeps _num_gpus, as DALI's does for its one pipeline
+    from dali_migrate.rules.torch_iterator import class_source
+
+    assert "self._num_gpus = 1" in class_source()
 
 
 # ColossalAI's loaders: the class makes its pipeline in __init__ and hands it to super().__init__()
