@@ -98,9 +98,14 @@ class PipelineContext:
         return cst.Name(self.seed_name)
 
     def hoist_rng(self, base: str, seed: cst.BaseExpression) -> cst.Name:
-        """A separate RNG for an operator that had its own ``seed=``, created once before the loop."""
+        """A separate RNG for an operator that had its own ``seed=``, created once before the loop;
+        where that seed may be None, the pipeline-wide RNG then (``own_seed``)."""
+        from dali_migrate import own_seed
+
         name = fresh_name(base, self.taken)
         call = cst.Call(func=self.ndd_attr("random.RNG"), args=[cst.Arg(keyword=cst.Name("seed"), value=seed, equal=_EQ)])
+        if not own_seed.never_none(seed):
+            call = own_seed.or_else(seed, self.rng(), body=call)
         self.hoisted.append(cst.SimpleStatementLine(body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(name))], value=call)]))
         return cst.Name(name)
 

@@ -8,11 +8,14 @@ A pipeline without a seed (None, or a negative one) draws its own in C++ every t
 the converted code draws one from the OS where it is made (``PipelineContext.drawn_seed``), for the
 RNG and the shuffling readers alike, rather than let ndd take one from Python's global ``random``
 (the RNG) or use a fixed one (a reader given seed=None shuffles the same way in every run).
+An operator's own ``seed=`` that is None, or may be, falls back to the pipeline's RNG where it is
+None, as the pipeline gives such an operator a seed of its own (``own_seed``).
 """
 
 from __future__ import annotations
 
 
+from dali_migrate import own_seed
 from dali_migrate.cst_util import kwarg, names_in, with_kwarg, without_kwargs
 from dali_migrate.rules.base import OpCallRule
 
@@ -21,6 +24,10 @@ def _blocker(call, op, ctx):
     if kwarg(call, "rng") is not None:
         return None
     seed = kwarg(call, "seed")
+    if seed is not None:
+        why = own_seed.why_not(seed.value, f"fn.{op.fn_name}")
+        if why:
+            return why
     read = names_in(seed.value) - ctx.setup_names - _BUILTINS if seed is not None else set()
     if read and (ctx.pipeline is None or read & _bound_in(ctx.pipeline)):
         return f"fn.{op.fn_name}: its seed= depends on values computed per iteration; create an ndd.random.RNG for it by hand"
@@ -42,8 +49,8 @@ def _rewrite(call, op, ctx):
     if kwarg(call, "rng") is not None:
         return call
     seed = kwarg(call, "seed")
-    if seed is None:
-        return with_kwarg(call, "rng", ctx.rng())
+    if seed is None or own_seed.is_none(seed.value):
+        return with_kwarg(without_kwargs(call, ["seed"]), "rng", ctx.rng())
     rng = ctx.hoist_rng("rng_" + op.fn_name.split(".")[-1], seed.value)
     return with_kwarg(without_kwargs(call, ["seed"]), "rng", rng)
 

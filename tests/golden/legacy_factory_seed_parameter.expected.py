@@ -11,7 +11,7 @@ def create_pipeline(data_dir, batch_size, device_id, seed=42):
         ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
         pipeline_seed_or_random = pipeline_seed if pipeline_seed is not None and pipeline_seed >= 0 else secrets.randbits(63)
         rng = ndd.random.RNG(seed=pipeline_seed_or_random)
-        reader = ndd.readers.File(file_root=data_dir, random_shuffle=True, seed=seed)
+        reader = ndd.readers.File(file_root=data_dir, random_shuffle=True, seed=seed if seed is not None else pipeline_seed_or_random)
         while True:
             for jpegs, labels in reader.next_epoch(batch_size=batch_size):
                 with ctx:

@@ -14,8 +14,8 @@ def TrainPipeline(batch_size, num_threads, device_id, imgs, lbls, seed, gpus=1):
     reader_seed = seed
     shuffle = True
     device = device_id
-    reader = ndd.readers.Numpy(files=imgs, device="cpu", read_ahead=True, dont_use_mmap=True, pad_last_batch=True, shard_id=device or 0, seed=reader_seed, num_shards=gpus, shuffle_after_epoch=shuffle)
-    reader_2 = ndd.readers.Numpy(files=lbls, device="cpu", read_ahead=True, dont_use_mmap=True, pad_last_batch=True, shard_id=device or 0, seed=reader_seed, num_shards=gpus, shuffle_after_epoch=shuffle)
+    reader = ndd.readers.Numpy(files=imgs, device="cpu", read_ahead=True, dont_use_mmap=True, pad_last_batch=True, shard_id=device or 0, seed=reader_seed if reader_seed is not None else seed_or_random, num_shards=gpus, shuffle_after_epoch=shuffle)
+    reader_2 = ndd.readers.Numpy(files=lbls, device="cpu", read_ahead=True, dont_use_mmap=True, pad_last_batch=True, shard_id=device or 0, seed=reader_seed if reader_seed is not None else seed_or_random ^ 1, num_shards=gpus, shuffle_after_epoch=shuffle)
 
     # one batch of each reader per iteration, each going on into its next epoch on its own, as in a pipeline
     def endless(reader):
@@ -38,11 +38,12 @@ def TrainPipeline(batch_size, num_threads, device_id, imgs, lbls, seed, gpus=1):
 
 def EvalPipeline(batch_size, num_threads, device_id, imgs, lbls, seed, gpus=1):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
+    seed_or_random = seed if seed is not None and seed >= 0 else secrets.randbits(63)
     reader_seed = seed
     shuffle = False
     device = device_id
-    reader = ndd.readers.Numpy(files=imgs, device="cpu", read_ahead=True, dont_use_mmap=True, pad_last_batch=True, shard_id=device or 0, seed=reader_seed, num_shards=gpus, shuffle_after_epoch=shuffle)
-    reader_2 = ndd.readers.Numpy(files=lbls, device="cpu", read_ahead=True, dont_use_mmap=True, pad_last_batch=True, shard_id=device or 0, seed=reader_seed, num_shards=gpus, shuffle_after_epoch=shuffle)
+    reader = ndd.readers.Numpy(files=imgs, device="cpu", read_ahead=True, dont_use_mmap=True, pad_last_batch=True, shard_id=device or 0, seed=reader_seed if reader_seed is not None else seed_or_random, num_shards=gpus, shuffle_after_epoch=shuffle)
+    reader_2 = ndd.readers.Numpy(files=lbls, device="cpu", read_ahead=True, dont_use_mmap=True, pad_last_batch=True, shard_id=device or 0, seed=reader_seed if reader_seed is not None else seed_or_random ^ 1, num_shards=gpus, shuffle_after_epoch=shuffle)
 
     # one batch of each reader per iteration, each going on into its next epoch on its own, as in a pipeline
     def endless(reader):

@@ -29,7 +29,7 @@ def shuffled_samples_with_noise(sample_dir, noise_files, shuffle_seed=42, *, bat
     seed_or_random = seed if seed is not None and seed >= 0 else secrets.randbits(63)
     rng = ndd.random.RNG(seed=seed_or_random)
     reader = ndd.readers.Numpy(file_root=sample_dir, file_filter="*.npy", random_shuffle=True,
-                               seed=shuffle_seed)
+                               seed=shuffle_seed if shuffle_seed is not None else seed_or_random ^ 1)
     # the noise bank is shuffled anew every epoch, with the pipeline's seed
     reader_2 = ndd.readers.Numpy(files=noise_files, shuffle_after_epoch=True, seed=seed_or_random)
 

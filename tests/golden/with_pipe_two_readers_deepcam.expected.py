@@ -6,6 +6,7 @@ import glob
 import os
 
 import numpy as np
+import secrets
 import nvidia.dali.types as types
 import nvidia.dali.experimental.dynamic as ndd
 import torch
@@ -173,6 +174,7 @@ class CamDaliNumpyDataloader(object):
     def get_pipeline(self, data_files, label_files, num_shards, shard_id):
         def pipeline_batches(*, batch_size=self.batchsize, num_threads=self.num_threads, device_id=self.device.index, seed=self.seed):
             ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
+            seed_or_random = seed if seed is not None and seed >= 0 else secrets.randbits(63)
             reader = ndd.readers.Numpy(device="cpu",
                                     file_root=self.root_dir,
                                     files=data_files,
@@ -183,7 +185,7 @@ class CamDaliNumpyDataloader(object):
                                     prefetch_queue_depth=2,
                                     pad_last_batch=True,
                                     dont_use_mmap=not self.use_mmap,
-                                    seed=self.seed)
+                                    seed=self.seed if self.seed is not None else seed_or_random)
 
             reader_2 = ndd.readers.Numpy(device="cpu",
                                      file_root=self.root_dir,
@@ -195,7 +197,7 @@ class CamDaliNumpyDataloader(object):
                                      prefetch_queue_depth=2,
                                      pad_last_batch=True,
                                      dont_use_mmap=not self.use_mmap,
-                                     seed=self.seed)
+                                     seed=self.seed if self.seed is not None else seed_or_random ^ 1)
 
             # one batch of each reader per iteration, each going on into its next epoch on its own, as in a pipeline
             def endless(reader):

@@ -1063,9 +1063,10 @@ CLASH_SOURCE = (
 def test_a_parameter_named_like_a_setting_it_does_not_carry_renames_the_setting():
     out = convert(CLASH_SOURCE, header=HEADER)
     assert "def TrainPipe(batch_size, root, seed=0, *, num_threads=1, device_id=None, pipeline_seed=7):" in out, out
-    assert "pipeline_seed_or_random = pipeline_seed if pipeline_seed is not None and pipeline_seed >= 0 else secrets.randbits(63)"
+    assert "pipeline_seed_or_random = pipeline_seed if pipeline_seed is not None and pipeline_seed >= 0 else secrets.randbits(63)" in out
     assert "rng = ndd.random.RNG(seed=pipeline_seed_or_random)" in out
-    assert "ndd.readers.File(file_root=root, random_shuffle=True, seed=seed)" in out
+    # (the reader's own seed= falls back to the pipeline's where a caller passes None: own_seed.py)
+    assert "ndd.readers.File(file_root=root, random_shuffle=True, seed=seed if seed is not None else pipeline_seed_or_random)" in out
     assert "dali-migrate:" not in out
 
 

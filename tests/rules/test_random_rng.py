@@ -74,3 +74,63 @@ def test_unseeded_pipeline_leaves_pythons_random_alone(tmp_path):
     (tmp_path / "again").mkdir()
     _, (again_draws, _) = run_both(tmp_path / "again", src, out, "after_seeding")
     assert got_draws != again_draws  # (2 uniform floats equal by chance: about 2**-46)
+
+
+OWN_SEED = (
+    "import random\n"
+    "import numpy as np\n"
+    "\n"
+    "@pipeline_def(batch_size=2, num_threads=1, device_id=None{pipeline_seed})\n"
+    "def noisy(s):\n"
+    "    return fn.random.uniform(range=[0.0, 1.0], seed=s), fn.random.normal(seed=None)\n"
+    "\n"
+    "def draws(s):\n"
+    "    random.seed(0)\n"
+    "    pipe = noisy(s)\n"
+    "    pipe.build()\n"
+    "    a, b = pipe.run()\n"
+    "    return [float(x) for x in np.asarray(a.as_tensor())] + [float(x) for x in np.asarray(b.as_tensor())], random.random()\n"
+)
+
+
+@pytest.mark.parametrize("pipeline_seed", [", seed=5", ""], ids=["seeded", "unseeded"])
+def test_own_seed_that_is_none_is_no_seed(tmp_path, pipeline_seed):
+    """An operator given seed=None (written out, or a parameter that is None) takes a seed derived
+    from the pipeline's, as one without seed= does: the same draws for the same pipeline seed, new
+    ones for a pipeline without a seed, and Python's `random` left alone. ndd's
+    RNG(seed=None) would seed itself from `random` instead."""
+    pytest.importorskip("nvidia.dali")
+    import random
+
+    src = HEADER + OWN_SEED.format(pipeline_seed=pipeline_seed)
+    out = convert_source(src).output
+    assert "@pipeline_def" not in out and "RNG(seed=None)" not in out
+    assert "rng_uniform = ndd.random.RNG(seed=s) if s is not None else rng" in out
+    random.seed(0)
+    untouched = random.random()
+    runs = []
+    for i in range(2):
+        (tmp_path / str(i)).mkdir()
+        (want, want_next), (got, got_next) = run_both(tmp_path / str(i), src, out, "draws", None)
+        assert want_next == untouched and got_next == untouched
+        runs.append((want, got))
+    for k in (0, 1):  # original, converted: the same draws twice only with a pipeline seed
+        assert (runs[0][k] == runs[1][k]) == bool(pipeline_seed), (k, runs)
+    # a seed given keeps its own stream, whatever the pipeline's seed
+    (tmp_path / "given").mkdir()
+    (want, _), (got, _) = run_both(tmp_path / "given", src, out, "draws", 11)
+    (tmp_path / "again").mkdir()
+    (want2, _), (got2, _) = run_both(tmp_path / "again", src, out, "draws", 11)
+    assert want[:2] == want2[:2] and got[:2] == got2[:2]
+
+
+def test_own_seed_that_may_be_none_and_cannot_be_read_twice_is_marked():
+    out = pipeline("return fn.random.coin_flip(seed=pick_seed())\n")
+    assert "@pipeline_def" in out
+    assert "fn.random.coin_flip: its seed= may be None" in out and "assign it to a name first" in out
+
+
+def test_negative_own_seed_is_a_seed():
+    # an operator given seed=-1 draws one fixed stream whatever the pipeline's seed; so does RNG(seed=-1)
+    out = pipeline("return fn.random.coin_flip(seed=-1)\n")
+    assert "rng_coin_flip = ndd.random.RNG(seed=-1)\n" in out

@@ -81,3 +81,47 @@ def test_shuffle_order_changes_between_runs_only_without_a_seed(tmp_path, fixtur
               for kind, text in (("original", src), ("converted", out))}
     for kind, runs in orders.items():
         assert (len({tuple(r) for r in runs}) == 1) == bool(seed), (kind, runs)
+
+
+OWN_SEED_NONE = SHUFFLED.replace("def labels_pipe(root):", "def labels_pipe(root, s=None):").replace(
+    "initial_fill=64)", "initial_fill=64, seed=s)"
+)
+
+
+@pytest.mark.parametrize("seed", ["", ", seed=5"], ids=["unseeded", "seeded"])
+def test_reader_seed_that_is_none_is_no_seed(tmp_path, fixture_data, seed):
+    """A reader given seed=None takes a seed from the pipeline's, as one without seed= does: the
+    same order every run only where the pipeline has a seed. ndd's reader given seed=None would
+    shuffle in one fixed order whatever the pipeline's seed."""
+    from _modules import load_source
+
+    src = HEADER + OWN_SEED_NONE.format(seed=seed)
+    out = convert_source(src).output
+    assert "@pipeline_def" not in out and "seed=s if s is not None else seed_or_random)" in out
+    root = str(fixture_data / "images")
+    orders = {kind: [getattr(load_source(tmp_path, f"{kind}_{i}", text), "first_labels")(root) for i in range(3)]
+              for kind, text in (("original", src), ("converted", out))}
+    for kind, runs in orders.items():
+        assert (len({tuple(r) for r in runs}) == 1) == bool(seed), (kind, runs)
+
+
+def test_reader_seed_written_none_takes_the_pipeline_seed():
+    out = pipeline('j, l = fn.readers.file(file_root="d", random_shuffle=True, seed=None)\nreturn j, l\n')
+    assert "random_shuffle=True, seed=seed_or_random)" in out
+
+
+def test_readers_whose_seed_may_be_none_fall_back_to_seeds_of_their_own():
+    # DeepCAM's data and label readers share seed=self.seed to stay paired; were it None, the
+    # pipeline would give each a seed of its own, so the converted ones fall back to different ones
+    out = pipeline(TWO_SHUFFLING.format(", seed=args.seed", ", seed=args.seed"))
+    assert "dali-migrate:" not in out
+    assert 'random_shuffle=True, seed=args.seed if args.seed is not None else seed_or_random)' in out
+    assert 'random_shuffle=True, seed=args.seed if args.seed is not None else seed_or_random ^ 1)' in out
+    out = pipeline(TWO_SHUFFLING.format("", ", seed=s"))
+    assert 'file_root="d", random_shuffle=True, seed=seed_or_random)' in out
+    assert 'file_root="e", random_shuffle=True, seed=s if s is not None else seed_or_random ^ 1)' in out
+
+
+def test_reader_seed_that_may_be_none_and_cannot_be_read_twice_is_marked():
+    out = pipeline('j, l = fn.readers.file(file_root="d", random_shuffle=True, seed=pick())\nreturn j, l\n')
+    assert "fn.readers.file: its seed= may be None" in out
