@@ -8,6 +8,7 @@ they were, with markers; then apply everything in one transformer pass and fix t
 from __future__ import annotations
 
 import ast
+import builtins
 import copy
 import gc
 import re
@@ -23,7 +24,7 @@ from dali_migrate.cst_util import code, fresh_name, names_in, with_kwarg, withou
 from dali_migrate.dali_imports import FN, MATH, collect
 from dali_migrate.model import ConversionError, ConversionResult
 from dali_migrate.pipeline_analysis import (
-    TYPES_CONSTANT, analyze, helper_blocker, helpers_with_ops, pipeline_decorator, reader_branches, reader_statement_call)
+    SETTINGS, TYPES_CONSTANT, analyze, helper_blocker, helpers_with_ops, pipeline_decorator, reader_branches, reader_statement_call)
 from dali_migrate.pipeline_context import PipelineContext
 from dali_migrate.rules import build_time_calls
 from dali_migrate.rules import conditionals as conditionals_rule
@@ -32,6 +33,9 @@ from dali_migrate.rules import external_source as external_source_rule
 from dali_migrate.rules import pipe_run as pipe_run_rule
 from dali_migrate.rules import pipeline_def as pipeline_rule
 from dali_migrate.rules.base import SUPERSET_SUFFIX, CallSiteRule, DetectorRule, OpCallRule
+
+#: names a variable the conversion makes must not take (see _build_time_calls)
+_BUILTIN_NAMES = frozenset(n for n in dir(builtins) if not n.startswith("_"))
 
 # Cheap text test run before any parsing: a file that never says "dali" cannot import it.
 _DALI_WORD = re.compile(r"dali", re.IGNORECASE)
@@ -472,7 +476,10 @@ class _Converter:
             # per top-level statement, kept for the conversion: each pass's module shares most
             # of its statements with the last pass's (a module's names are its statements')
             self._variables = set().union(*(cst_walk.remembered(cst_walk.variables, s) for s in self.module.body))
-        avoid = self._variables | (ctx.taken - self.taken)  # the module's variables, this pipeline's new names
+        # the module's variables, this pipeline's new names, the settings' parameters (the
+        # converted function takes them by these names) and the builtins (a value named `range`
+        # or `type` would hide the builtin from the rest of the function)
+        avoid = self._variables | (ctx.taken - self.taken) | {info.setting(k) for k in SETTINGS} | _BUILTIN_NAMES
         found = build_time_calls.plan(info, self.names, ctx.taken, {alias} if alias else set(), set(helpers), avoid, module=self.module)
         if found.blocker is None and found.replace and not _on(build_time_calls.RULE, self.enabled):
             found.blocker = f"Python calls evaluated once when the pipeline was built need rule {build_time_calls.RULE.id}, which is disabled"

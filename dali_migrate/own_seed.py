@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+
 def is_none(expr: cst.BaseExpression) -> bool:
     """``seed=None``, written out."""
     return isinstance(expr, cst.Name) and expr.value == "None"

@@ -7,6 +7,7 @@ import dataclasses
 import libcst as cst
 
 from dali_migrate.catalog import Catalog
+from dali_migrate import cst_walk
 from dali_migrate.cst_util import attr_chain, fresh_name
 from dali_migrate.dali_imports import DaliNames
 
@@ -103,10 +104,24 @@ class PipelineContext:
         from dali_migrate import own_seed
 
         name = fresh_name(base, self.taken)
+        # A call in the seed was evaluated where the pipeline made the operator
+        # (rules/build_time_calls.py: `seed_2 = pick_seed()` at that statement's place, in the
+        # order the pipeline ran such calls): the RNG is made right after it.
+        place = self.hoisted
+        read = cst_walk.variables(seed)
+        for stmts in self.before_statement.values():
+            if any(read & cst_walk.variables(s.body[0].targets[0].target) for s in stmts):
+                place = stmts
+        lines = []
+        if not (own_seed.never_none(seed) or own_seed.is_none(seed) or own_seed.reevaluable(seed)):
+            # (`a or b`: read once into a name, to be tested for None and passed)
+            value, seed = seed, cst.Name(fresh_name(f"{name}_seed", self.taken))
+            lines.append(cst.SimpleStatementLine(body=[cst.Assign(targets=[cst.AssignTarget(seed)], value=value)]))
         call = cst.Call(func=self.ndd_attr("random.RNG"), args=[cst.Arg(keyword=cst.Name("seed"), value=seed, equal=_EQ)])
         if not own_seed.never_none(seed):
             call = own_seed.or_else(seed, self.rng(), body=call)
-        self.hoisted.append(cst.SimpleStatementLine(body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(name))], value=call)]))
+        lines.append(cst.SimpleStatementLine(body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(name))], value=call)]))
+        place.extend(lines)
         return cst.Name(name)
 
 

@@ -24,10 +24,6 @@ def _blocker(call, op, ctx):
     if kwarg(call, "rng") is not None:
         return None
     seed = kwarg(call, "seed")
-    if seed is not None:
-        why = own_seed.why_not(seed.value, f"fn.{op.fn_name}")
-        if why:
-            return why
     read = names_in(seed.value) - ctx.setup_names - _BUILTINS if seed is not None else set()
     if read and (ctx.pipeline is None or read & _bound_in(ctx.pipeline)):
         return f"fn.{op.fn_name}: its seed= depends on values computed per iteration; create an ndd.random.RNG for it by hand"

@@ -124,10 +124,23 @@ def test_own_seed_that_is_none_is_no_seed(tmp_path, pipeline_seed):
     assert want[:2] == want2[:2] and got[:2] == got2[:2]
 
 
-def test_own_seed_that_may_be_none_and_cannot_be_read_twice_is_marked():
-    out = pipeline("return fn.random.coin_flip(seed=pick_seed())\n")
-    assert "@pipeline_def" in out
-    assert "fn.random.coin_flip: its seed= may be None" in out and "assign it to a name first" in out
+def test_own_seed_from_a_call_is_read_where_the_pipeline_read_it():
+    # the pipeline called pick_hi() and then pick_seed() when it made the operators; the seed's
+    # value must not be named like the pipeline's seed setting, nor the range like the builtin
+    out = pipeline("x = fn.random.uniform(range=[0, pick_hi()])\nreturn x, fn.random.coin_flip(seed=pick_seed())\n")
+    assert "dali-migrate:" not in out
+    assert "range_2 = pick_hi()\n" in out and "seed_2 = pick_seed()\n" in out
+    assert "rng_coin_flip = ndd.random.RNG(seed=seed_2) if seed_2 is not None else rng\n" in out
+    assert out.index("range_2 = ") < out.index("seed_2 = ") < out.index("rng_coin_flip = ") < out.index("while True")
+    assert "uniform(range=[0, range_2]" in out
+
+
+def test_own_seed_that_may_be_none_and_cannot_be_read_twice_is_read_once_into_a_name():
+    out = pipeline("return fn.random.coin_flip(seed=a or b)\n")
+    assert "dali-migrate:" not in out
+    assert "rng_coin_flip_seed = a or b\n" in out
+    assert "rng_coin_flip = ndd.random.RNG(seed=rng_coin_flip_seed) if rng_coin_flip_seed is not None else rng\n" in out
+    assert out.index("rng_coin_flip_seed = ") < out.index("rng_coin_flip = ") < out.index("while True")
 
 
 def test_negative_own_seed_is_a_seed():
