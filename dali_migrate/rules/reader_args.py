@@ -60,7 +60,6 @@ def _blocker(call, op, ctx):
         return own_seed.why_not(kwarg(call, "seed").value, f"fn.{op.fn_name}")
     if pipeline is None or not _takes_pipeline_seed(call, op):
         return None
-
     seeded = [r for r in pipeline.readers if _takes_pipeline_seed(r.call, r.op)]
     if len(seeded) < 2:
         return None
@@ -74,7 +73,7 @@ def _blocker(call, op, ctx):
 
 
 def _rewrite(call, op, ctx):
-    given = call  # (as the pipeline's analysis saw it, to find it among its readers)
+    given = getattr(ctx, "call_as_written", None) or call  # (to find it among the pipeline's readers)
     call = without_kwargs(call, ["name"])
     if _takes_pipeline_seed(call, op):
         call = with_kwarg(call, "seed", _fallback(given, op, ctx))
