@@ -1,5 +1,7 @@
 """``fn.external_source`` -> the converted generator draws each source's batch every iteration and
-wraps it with ``ndd.as_batch(...)``.
+copies it into a batch with ``ndd.batch(...)``, as a pipeline copies what its source returns
+(``ndd.as_batch(...)``, which keeps the source's memory, where ``no_copy=True``): a source may fill
+one buffer again for its next batch.
 
 One source, no reader: the loop runs over the source's batches::
 
@@ -8,7 +10,7 @@ One source, no reader: the loop runs over the source's batches::
         x = fn.external_source(                     source = Source(4)
             source=Source(4), layout="HWC")         for source_data in map(source, itertools.count()):
         return fn.flip(x)                               with ctx:
-                                                            x = ndd.as_batch(source_data, layout="HWC")
+                                                            x = ndd.batch(source_data, layout="HWC")
                                                             outputs = (ndd.flip(x),)
                                                         yield outputs
 
@@ -1031,6 +1033,25 @@ def _check_fed(found, info, drawn) -> Optional[str]:
             if both:
                 return f"`{sorted(both)[0]}` is assigned both once (a parameter or setup code) and per run: convert by hand"
     # Operators that take the batch size get the fed batch's: the first fed source's, by name.
+    name = _source_batch_name(found, info)
+    if name is False:
+        return (
+            "operators that make a batch of their own (random ones, those without inputs) need the fed batch's size: "
+            "write `x = fn.external_source(...)` on a line of its own before them, or convert by hand"
+        )
+    if name is not None:
+        info.__dict__["_fed_batch_size"] = f"{name}.batch_size"
+    return None
+
+
+def _source_batch_name(found, info):
+    """The name the first external source's batch is assigned to, where operators that make a
+    batch of their own (random ones, those without inputs) need its size: a pipeline runs each
+    iteration at the size of the batch its sources give (a source's last batch may be short).
+    None where no operator needs it; False where the batch is not so named before them."""
+    from dali_migrate.pipeline_analysis import _assigned_names
+    from dali_migrate.rules.batch_size import needs_batch_size
+
     first, at = None, None
     for call, s in found:
         i, stmt = _statement_of(call, info)
@@ -1059,13 +1080,7 @@ def _check_fed(found, info, drawn) -> Optional[str]:
             j, _ = _statement_of(c, info)
             if j is not None and j <= at:
                 ok = False
-    if not ok:
-        return (
-            "operators that make a batch of their own (random ones, those without inputs) need the fed batch's size: "
-            "write `x = fn.external_source(...)` on a line of its own before them, or convert by hand"
-        )
-    info.__dict__["_fed_batch_size"] = f"{name}.batch_size"
-    return None
+    return name if ok else False
 
 
 def _shared_names(expr) -> set:
@@ -1482,8 +1497,11 @@ def _rewrite(call, op, ctx):
         fed = cst.Subscript(cst.Name(ctx.fed_inputs), [cst.SubscriptElement(cst.Index(key))])
         return _as_batch(fed, call, ctx, func="batch" if s.copy else "as_batch")
     data = state[id(written)]
+    # DALI copies what a source returns unless no_copy=True (a source may fill one buffer again
+    # for the next batch, or the pipeline's python_function change it in place): so does ndd.batch
+    func = "as_batch" if _bool_literal(written, "no_copy", False) is True else "batch"
     if s.outputs is None:
-        return _as_batch(cst.Name(data), call, ctx)
+        return _as_batch(cst.Name(data), call, ctx, func=func)
     layouts, dtypes = _per_output(call, "layout", s.outputs), _per_output(call, "dtype", s.outputs)
     items = []
     for k in range(s.outputs):
@@ -1491,13 +1509,13 @@ def _rewrite(call, op, ctx):
         layout = layouts[k]
         if isinstance(layout, cst.SimpleString) and not layout.evaluated_value:
             layout = None
-        items.append(cst.Element(_as_batch(templates.expression(part), call, ctx, output=(layout, dtypes[k]))))
+        items.append(cst.Element(_as_batch(templates.expression(part), call, ctx, output=(layout, dtypes[k]), func=func)))
     return cst.Tuple(items, lpar=[], rpar=[])
 
 
 RULE = OpCallRule(
     id="external-source",
-    summary="fn.external_source: the loop draws every source's batch each iteration (as the pipeline does), ndd.as_batch(...) wraps it",
+    summary="fn.external_source: the loop draws every source's batch each iteration (as the pipeline does), ndd.batch(...) copies it",
     order=95,
     applies=lambda op: op.fn_name == "external_source",
     blocker=_blocker,

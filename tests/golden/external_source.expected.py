@@ -33,7 +33,7 @@ def es_pipe(*, batch_size=4, num_threads=1, device_id=None, seed=None):
     def batches():
         for source_data in map(source_2, itertools.count()):
             with ctx:
-                images = external_source_batch(source_data, types.UINT8, layout="HWC")
+                images = external_source_batch(source_data, types.UINT8, layout="HWC", copy=True)
                 outputs = (ndd.flip(images, horizontal=1),)
             yield outputs
 

@@ -53,7 +53,7 @@ def sample_pipe(*, batch_size=3, num_threads=1, device_id=None, seed=None):
     source_2 = per_sample
     for source_data in map(lambda i: [source_2(types.SampleInfo(i * batch_size + j, j, i, 0)) for j in range(batch_size)], itertools.count()):
         with ctx:
-            x = ndd.as_batch(source_data, layout="HW")
+            x = ndd.batch(source_data, layout="HW")
             outputs = (x + 1,)
         yield outputs
 
@@ -66,7 +66,7 @@ def batch_info_pipe(*, batch_size=2, num_threads=1, device_id=None, seed=None):
     def batches():
         for source_data in map(lambda i: source_2(types.BatchInfo(i, 0)), itertools.count()):
             with ctx:
-                x = external_source_batch(source_data, types.FLOAT)
+                x = external_source_batch(source_data, types.FLOAT, copy=True)
                 outputs = (x * 2.0,)
             yield outputs
 
@@ -81,7 +81,7 @@ def iterable_pipe(*, batch_size=2, num_threads=1, device_id=None, seed=None):
     def batches():
         for source_data in source_2:
             with ctx:
-                frames = ndd.as_batch(source_data, layout="HWC")
+                frames = ndd.batch(source_data, layout="HWC")
                 outputs = (ndd.flip(frames, horizontal=1),)
             yield outputs
 
@@ -93,6 +93,6 @@ def generator_pipe(*, batch_size=2, num_threads=1, device_id=None, seed=None):
     source_2 = counting
     for source_data in source_2():
         with ctx:
-            x = ndd.as_batch(source_data)
+            x = ndd.batch(source_data)
             outputs = (x,)
         yield outputs

@@ -53,7 +53,7 @@ def cycle_pipe(*, batch_size=2, num_threads=1, device_id=None, seed=None):
             if source_data is end:
                 return
             with ctx:
-                frames = ndd.as_batch(source_data, layout="HWC")
+                frames = ndd.batch(source_data, layout="HWC")
                 outputs = (ndd.flip(frames, horizontal=1),)
             yield outputs
 
@@ -73,7 +73,7 @@ def quiet_generator_pipe(*, batch_size=2, num_threads=1, device_id=None, seed=No
         if source_data is end:
             return
         with ctx:
-            x = ndd.as_batch(source_data)
+            x = ndd.batch(source_data)
             outputs = (x * 2,)
         yield outputs
 
@@ -93,7 +93,7 @@ def epoch_pipe(*, batch_size=2, num_threads=1, device_id=None, seed=None):
                 source_iter = iter(source_2)
                 return
             with ctx:
-                frames = ndd.as_batch(source_data, layout="HWC")
+                frames = ndd.batch(source_data, layout="HWC")
                 outputs = (frames,)
             yield outputs
 
@@ -117,7 +117,7 @@ def one_pass_pipe(*, batch_size=2, num_threads=1, device_id=None, seed=None):
             if source_data is end:
                 return
             with ctx:
-                x = ndd.as_batch(source_data)
+                x = ndd.batch(source_data)
                 outputs = (x + 1,)
             yield outputs
 

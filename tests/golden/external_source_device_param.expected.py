@@ -24,7 +24,7 @@ def blur_pipeline(device="gpu", window_size=3, *, batch_size, num_threads=4, dev
     source = synthetic_batches
     for source_data in source():
         with ctx:
-            images, labels = ndd.as_batch(source_data[0], layout="HWC", device=device), ndd.as_batch(source_data[1], device=device)
+            images, labels = ndd.batch(source_data[0], layout="HWC", device=device), ndd.batch(source_data[1], device=device)
             blurred = ndd.gaussian_blur(images, window_size=window_size)
             outputs = blurred, labels
         yield outputs

@@ -44,7 +44,7 @@ def pipeline_box(cb, device="gpu", window_size=3, *, batch_size, num_threads=Non
     def batches():
         for source_data in source_2():
             with ctx:
-                images, labels = ndd.as_batch(source_data[0], layout="HWC", device=device), ndd.as_batch(source_data[1], device=device)
+                images, labels = ndd.batch(source_data[0], layout="HWC", device=device), ndd.batch(source_data[1], device=device)
                 edges = ndd.filter(images, filters)
                 outputs = edges, labels
             yield outputs
@@ -57,7 +57,7 @@ def pipeline_gb(cb, device="gpu", window_size=3, *, batch_size, num_threads=None
     source_2 = cb
     for source_data in source_2():
         with ctx:
-            images, labels = ndd.as_batch(source_data[0], device=device), ndd.as_batch(source_data[1], device=device)
+            images, labels = ndd.batch(source_data[0], device=device), ndd.batch(source_data[1], device=device)
             edges = ndd.gaussian_blur(images, window_size=window_size)
             outputs = edges, labels
         yield outputs

@@ -287,7 +287,7 @@ def dali_synthetic_dataloader(args, device_id):
                 yield None  # the source's end: pipe.run() raised StopIteration here; next() starts it again, as after pipe.reset()
                 continue
             with ctx:
-                images = external_source_batch(source_data, output_dtype)
+                images = external_source_batch(source_data, output_dtype, copy=True)
                 images = images.gpu()
                 outputs = (images,)
             yield outputs

@@ -61,7 +61,7 @@ def external_input_pipe(data_root, *, batch_size=BATCH_SIZE, num_threads=2, devi
     def batches():
         for source_data in source_2:
             with ctx:
-                jpegs, labels = external_source_batch(source_data[0], types.UINT8), external_source_batch(source_data[1], types.UINT8)
+                jpegs, labels = external_source_batch(source_data[0], types.UINT8, copy=True), external_source_batch(source_data[1], types.UINT8, copy=True)
                 decode = ndd.decoders.image(jpegs, device="gpu", output_type=types.RGB)
                 enhance = ndd.brightness_contrast(decode, contrast=2)
                 outputs = enhance, labels
@@ -75,7 +75,7 @@ def sample_pairs(*, batch_size=3, num_threads=1, device_id=None, seed=None):
     source_2 = sample_with_label
     for source_data in map(lambda i: [source_2(types.SampleInfo(i * batch_size + j, j, i, 0)) for j in range(batch_size)], itertools.count()):
         with ctx:
-            image, label = ndd.as_batch([sample[0] for sample in source_data], layout="HWC"), ndd.as_batch([sample[1] for sample in source_data])
+            image, label = ndd.batch([sample[0] for sample in source_data], layout="HWC"), ndd.batch([sample[1] for sample in source_data])
             outputs = ndd.flip(image, vertical=1), label
         yield outputs
 

@@ -30,7 +30,7 @@ def reshape_pipe(input_data, *, batch_size=3, num_threads=4, device_id=0, seed=N
     def batches():
         for source_data in map(lambda i: [source() for j in range(batch_size)], itertools.count()):
             with ctx:
-                inp = external_source_batch(source_data, types.INT32)
+                inp = external_source_batch(source_data, types.INT32, copy=True)
                 outputs = inp, ndd.reshape(inp, shape=[5, 5], layout="HW")
             yield outputs
 

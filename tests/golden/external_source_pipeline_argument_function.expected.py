@@ -25,7 +25,7 @@ def squeeze_pipe(input_data, *, batch_size=3, num_threads=4, device_id=0, seed=N
     source = input_data
     for source_data in map(lambda i: [source(types.SampleInfo(i * batch_size + j, j, i, 0)) for j in range(batch_size)], itertools.count()):
         with ctx:
-            inp = external_source_batch(source_data, types.INT32, layout="CHW")
+            inp = external_source_batch(source_data, types.INT32, layout="CHW", copy=True)
             squeezed = ndd.squeeze(inp, axes=[0])
             expanded = ndd.expand_dims(squeezed, axes=[0, 3], new_axis_names="FC")
             outputs = inp, squeezed, expanded

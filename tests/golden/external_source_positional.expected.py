@@ -29,7 +29,7 @@ def example1(*, batch_size=3, num_threads=4, device_id=None, seed=None):
     source = single_channel
     for source_data in map(lambda i: [source(types.SampleInfo(i * batch_size + j, j, i, 0)) for j in range(batch_size)], itertools.count()):
         with ctx:
-            inp = external_source_batch(source_data, types.INT32)
+            inp = external_source_batch(source_data, types.INT32, copy=True)
             outputs = inp, ndd.reshape(inp, shape=[5, 5], layout="HW")
         yield outputs
 

@@ -38,8 +38,8 @@ def pipeline_box(window_size=3, *, batch_size=BATCH, num_threads=4, device_id=No
             if source_data is end or source_data_2 is end:
                 return
             with ctx:
-                images, labels = ndd.as_batch(source_data[0], layout="HWC"), ndd.as_batch(source_data[1])
-                low, high = ndd.as_batch(source_data_2[0]), ndd.as_batch(source_data_2[1])
+                images, labels = ndd.batch(source_data[0], layout="HWC"), ndd.batch(source_data[1])
+                low, high = ndd.batch(source_data_2[0]), ndd.batch(source_data_2[1])
                 edges = ndd.filter(images, filters)
                 outputs = edges, labels, low + high
             yield outputs

@@ -57,7 +57,7 @@ def reader_and_params(data_dir, *, batch_size=4, num_threads=2, device_id=0, see
                 if source_data is end:
                     return
                 with ctx:
-                    brightness = external_source_batch(source_data, types.FLOAT)
+                    brightness = external_source_batch(source_data, types.FLOAT, copy=True)
                     images = ndd.decoders.image(jpegs, device="gpu", output_type=types.RGB)
                     images = ndd.resize(images, resize_x=32, resize_y=32)
                     images = ndd.brightness(images, brightness=brightness)
@@ -83,8 +83,8 @@ def frames_and_angles(*, batch_size=2, num_threads=1, device_id=None, seed=None)
             if source_data is end or source_data_2 is end:
                 return
             with ctx:
-                frames = ndd.as_batch(source_data, layout="HWC")
-                angles = ndd.as_batch(source_data_2)
+                frames = ndd.batch(source_data, layout="HWC")
+                angles = ndd.batch(source_data_2)
                 outputs = ndd.rotate(frames, angle=angles, keep_size=True, fill_value=0), angles
             yield outputs
 

@@ -298,7 +298,7 @@ def ExternalSourcePipeline(batch_size, num_threads, device_id, external_data):
                 yield None  # the source's end: pipe.run() raised StopIteration here; next() starts it again, as after pipe.reset()
                 continue
             with ctx:
-                jpegs, labels = ndd.as_batch(source_data[0]), ndd.as_batch(source_data[1])
+                jpegs, labels = ndd.batch(source_data[0]), ndd.batch(source_data[1])
                 images = ndd.decoders.image(jpegs, device="gpu")
                 images = ndd.resize(images, resize_x=240, resize_y=240)
                 output = ndd.cast(images, dtype=types.UINT8)

@@ -302,7 +302,7 @@ def read_meta_pipeline(root_dir, *, batch_size=4, num_threads=4, device_id=0, se
                 yield None  # the source's end: pipe.run() raised StopIteration here; next() starts it again, as after pipe.reset()
                 continue
             with ctx:
-                image, label = external_source_batch(source_data[0], types.UINT8), external_source_batch(source_data[1], types.INT32)
+                image, label = external_source_batch(source_data[0], types.UINT8, copy=True), external_source_batch(source_data[1], types.INT32, copy=True)
                 decoded = ndd.decoders.image(image, device="gpu", output_type=types.RGB)
                 resized = ndd.resize(decoded, size=(32, 32))
                 outputs = resized, label

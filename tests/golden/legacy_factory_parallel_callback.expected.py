@@ -27,7 +27,7 @@ def create_pipeline(n_items, batch_size, device_id, shard_id=0, num_shards=1, se
         def batches():
             for source_data in map(lambda i: [source_2(types.SampleInfo(i * batch_size + j, j, i, 0)) for j in range(batch_size)], itertools.count()):
                 with ctx:
-                    x, y = ndd.as_batch([sample[0] for sample in source_data]), ndd.as_batch([sample[1] for sample in source_data])
+                    x, y = ndd.batch([sample[0] for sample in source_data]), ndd.batch([sample[1] for sample in source_data])
                     x = ndd.cast(x, dtype=types.FLOAT16)
                     outputs = x.gpu(), y.gpu()
                 yield outputs

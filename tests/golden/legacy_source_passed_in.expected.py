@@ -266,7 +266,7 @@ def ExternalSourcePipeline(external_iterator, batch_size, num_threads, device_id
             yield None  # the source's end: pipe.run() raised StopIteration here; next() starts it again, as after pipe.reset()
             continue
         with ctx:
-            images, labels = ndd.as_batch(source_data[0]), ndd.as_batch(source_data[1])
+            images, labels = ndd.batch(source_data[0]), ndd.batch(source_data[1])
             outputs = ndd.flip(images, horizontal=1), labels
         yield outputs
 

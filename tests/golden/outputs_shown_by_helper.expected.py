@@ -48,7 +48,7 @@ def example_reshape(input_data, *, batch_size=3, num_threads=2, device_id=None, 
     def batches():
         for source_data in map(lambda i: [source() for j in range(batch_size)], itertools.count()):
             with ctx:
-                inp = external_source_batch(source_data, types.INT32)
+                inp = external_source_batch(source_data, types.INT32, copy=True)
                 outputs_2 = inp, ndd.reshape(inp, shape=[5, 5], layout="HW")
             yield outputs_2
 

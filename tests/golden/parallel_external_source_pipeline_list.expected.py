@@ -40,7 +40,7 @@ def training_pipeline(root, *, batch_size=batch_size, num_threads=2, device_id=0
     def batches():
         for source_data in map(lambda i: [source_2(nvidia.dali.types.SampleInfo(i * batch_size + j, j, i, 0)) for j in range(batch_size)], itertools.count()):
             with ctx:
-                jpegs, labels = ndd.as_batch([sample[0] for sample in source_data]), ndd.as_batch([sample[1] for sample in source_data])
+                jpegs, labels = ndd.batch([sample[0] for sample in source_data]), ndd.batch([sample[1] for sample in source_data])
                 decode = ndd.decoders.image(jpegs, device="gpu")
                 contrast = ndd.random.uniform(range=(1, 3.0), batch_size=batch_size, rng=rng)
                 enhance = ndd.brightness_contrast(decode, contrast=contrast)
@@ -58,7 +58,7 @@ def validation_pipeline(root, *, batch_size=batch_size, num_threads=2, device_id
     def batches():
         for source_data in map(lambda i: [source_2(nvidia.dali.types.SampleInfo(i * batch_size + j, j, i, 0)) for j in range(batch_size)], itertools.count()):
             with ctx:
-                jpegs, labels = ndd.as_batch([sample[0] for sample in source_data]), ndd.as_batch([sample[1] for sample in source_data])
+                jpegs, labels = ndd.batch([sample[0] for sample in source_data]), ndd.batch([sample[1] for sample in source_data])
                 decode = ndd.decoders.image(jpegs, device="gpu")
                 enhance = ndd.brightness_contrast(decode, contrast=1.5)
                 outputs = enhance, labels

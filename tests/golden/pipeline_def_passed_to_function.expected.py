@@ -19,7 +19,7 @@ def simple_pipeline(*, batch_size=2, num_threads=4, device_id=None, seed=None):
     source_2 = get_data
     for source_data in map(lambda i: source_2(), itertools.count()):
         with ctx:
-            l, r = ndd.as_batch(source_data[0], layout="HW"), ndd.as_batch(source_data[1], layout="HW")
+            l, r = ndd.batch(source_data[0], layout="HW"), ndd.batch(source_data[1], layout="HW")
             outputs = l + r, ndd.transpose(l * r, perm=[1, 0])
         yield outputs
 
@@ -29,7 +29,7 @@ def division_pipeline(*, batch_size=2, num_threads=4, device_id=None, seed=None)
     source_2 = get_data
     for source_data in map(lambda i: source_2(), itertools.count()):
         with ctx:
-            l, r = ndd.as_batch(source_data[0]), ndd.as_batch(source_data[1])
+            l, r = ndd.batch(source_data[0]), ndd.batch(source_data[1])
             outputs = (l // r,)
         yield outputs
 

@@ -26,7 +26,7 @@ def pipe_batches(*, batch_size=batch_size, num_threads=4, device_id=None, seed=N
     source_2 = get_batch
     for source_data in map(lambda i: source_2(), itertools.count()):
         with ctx:
-            input = ndd.as_batch(source_data)
+            input = ndd.batch(source_data)
             max = ndd.reductions.max(input)
             outputs = (max,)
         yield outputs
@@ -40,7 +40,7 @@ def pipe_batches_50(*, batch_size=batch_size, num_threads=4, device_id=None, see
     source_2 = get_batch
     for source_data in map(lambda i: source_2(), itertools.count()):
         with ctx:
-            input = ndd.as_batch(source_data, layout="AB")
+            input = ndd.batch(source_data, layout="AB")
             min_axis_0 = ndd.reductions.min(input, axis_names="A")
             sum_axis_1 = ndd.reductions.sum(input, axes=1)
             outputs = min_axis_0, sum_axis_1
@@ -55,7 +55,7 @@ def pipe_batches_51(*, batch_size=batch_size, num_threads=4, device_id=None, see
     source_2 = get_batch
     for source_data in map(lambda i: source_2(), itertools.count()):
         with ctx:
-            input = ndd.as_batch(source_data)
+            input = ndd.batch(source_data)
             mean = ndd.reductions.mean(input)
             std_dev = ndd.reductions.std_dev(input, mean, keep_dims=True)
             outputs = mean, std_dev

@@ -15,7 +15,7 @@ def transposed(*, batch_size=batch_size, num_threads=1, device_id=None, seed=Non
     source_2 = get_batch
     for source_data in map(lambda i: source_2(), itertools.count()):
         with ctx:
-            data = ndd.as_batch(source_data, layout="HW")
+            data = ndd.batch(source_data, layout="HW")
             outputs = data, ndd.transpose(data, perm=[1, 0])
         yield outputs
 

@@ -47,7 +47,7 @@ def binary_pipeline(operation, left_type, right_type):
         def batches():
             for source_data in map(lambda i: source_2(), itertools.count()):
                 with ctx:
-                    left, right = external_source_batch(source_data[0], dtype), external_source_batch(source_data[1], dtype_2)
+                    left, right = external_source_batch(source_data[0], dtype, copy=True), external_source_batch(source_data[1], dtype_2, copy=True)
                     outputs = left, right, operation(left, right)
                 yield outputs
 

@@ -19,7 +19,7 @@ def pipe_batches(*, batch_size=batch_size, num_threads=2, device_id=0, seed=None
     source_2 = get_pairs
     for source_data in map(lambda i: source_2(), itertools.count()):
         with ctx:
-            l, r = ndd.as_batch(source_data[0]), ndd.as_batch(source_data[1])
+            l, r = ndd.batch(source_data[0]), ndd.batch(source_data[1])
             outputs = l, r, l + r, l * r, l // r
         yield outputs
 
@@ -40,7 +40,7 @@ def pipe_batches_45(*, batch_size=batch_size, num_threads=2, device_id=0, seed=N
     source_2 = get_pairs
     for source_data in map(lambda i: source_2(), itertools.count()):
         with ctx:
-            l, r = ndd.as_batch(source_data[0]), ndd.as_batch(source_data[1])
+            l, r = ndd.batch(source_data[0]), ndd.batch(source_data[1])
             outputs = l * 0.5, 20.0 - r, ndd.tensor(3, dtype=ndd.uint8) * r
         yield outputs
 
@@ -68,8 +68,8 @@ def pipe_batches_46(*, batch_size=batch_size, num_threads=2, device_id=0, seed=N
         if source_data is end or source_data_2 is end:
             return
         with ctx:
-            tensors = ndd.as_batch(source_data)
-            scalars = ndd.as_batch(source_data_2)
+            tensors = ndd.batch(source_data)
+            scalars = ndd.batch(source_data_2)
             outputs = (tensors + scalars,)
         yield outputs
 

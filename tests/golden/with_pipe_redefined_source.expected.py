@@ -27,7 +27,7 @@ def pipe_batches(get_batch=get_batch, *, batch_size=batch_size, num_threads=4, d
     source_2 = get_batch
     for source_data in map(lambda i: source_2(), itertools.count()):
         with ctx:
-            input = ndd.as_batch(source_data, layout="AB")
+            input = ndd.batch(source_data, layout="AB")
             min_axis_0 = ndd.reductions.min(input, axis_names="A")
             outputs = (min_axis_0,)
         yield outputs
@@ -40,7 +40,7 @@ def later_batches(get_batch=get_batch, *, batch_size=batch_size, num_threads=4, 
     source_2 = get_batch
     for source_data in map(lambda i: source_2(), itertools.count()):
         with ctx:
-            input = ndd.as_batch(source_data)
+            input = ndd.batch(source_data)
             outputs = (ndd.reductions.sum(input),)
         yield outputs
 
@@ -60,7 +60,7 @@ def pipe_batches_50(get_batch=get_batch, *, batch_size=batch_size, num_threads=4
     source_2 = get_batch
     for source_data in map(lambda i: source_2(), itertools.count()):
         with ctx:
-            input = ndd.as_batch(source_data, layout="ABC")
+            input = ndd.batch(source_data, layout="ABC")
             min_axes_0_1 = ndd.reductions.min(input, axes=(0, 1))
             min_layout_A_C = ndd.reductions.min(input, axis_names="AC")
             outputs = min_axes_0_1, min_layout_A_C

@@ -161,7 +161,7 @@ def test_external_source_arguments_other_than_the_source_are_evaluated_once():
         header="")
     head, _, loop = out.partition("for source_data in")
     assert "dtype = kind('int32')\n" in head and "dtype_2 = kind('float32')\n" in head
-    assert "external_source_batch(source_data[0], dtype)" in loop and "external_source_batch(source_data[1], dtype_2)" in loop
+    assert "external_source_batch(source_data[0], dtype, copy=True)" in loop and "external_source_batch(source_data[1], dtype_2, copy=True)" in loop
     assert "source_2 = data" in head
 
 

@@ -30,7 +30,7 @@ def test_one_iterable_source_drives_the_loop_and_is_iterated_once():
     assert "    source_2 = Frames()\n\n" in out and "return batches()" in out
     # `for` calls iter() once, as DALI does; iter(iter(source)) would call __iter__ twice
     assert "for source_data in source_2:" in out
-    assert "ndd.as_batch(source_data, layout='HWC')" in out
+    assert "ndd.batch(source_data, layout='HWC')" in out
 
 
 def test_source_beside_a_reader_is_drawn_inside_the_reader_loop():
@@ -107,14 +107,15 @@ def test_num_outputs_spreads_layout_and_dtype_as_dali_does():
         "a, b, c = fn.external_source(source=Frames(), num_outputs=3, layout=['HWC', 'C'], dtype=types.UINT8)\nreturn a, b, c\n"
     )
     assert (
-        "a, b, c = external_source_batch(source_data[0], types.UINT8, layout='HWC'), "
-        "external_source_batch(source_data[1], types.UINT8, layout='C'), external_source_batch(source_data[2], types.UINT8)"
+        "a, b, c = external_source_batch(source_data[0], types.UINT8, layout='HWC', copy=True), "
+        "external_source_batch(source_data[1], types.UINT8, layout='C', copy=True), "
+        "external_source_batch(source_data[2], types.UINT8, copy=True)"
     ) in out
 
 
 def test_num_outputs_per_sample_takes_each_sample_s_item():
     out = es_pipeline("a, b = fn.external_source(source=count, batch=False, num_outputs=2)\nreturn a, b\n")
-    assert "a, b = ndd.as_batch([sample[0] for sample in source_data]), ndd.as_batch([sample[1] for sample in source_data])" in out
+    assert "a, b = ndd.batch([sample[0] for sample in source_data]), ndd.batch([sample[1] for sample in source_data])" in out
 
 
 def test_num_outputs_not_unpacked_is_left_to_a_person():
@@ -139,7 +140,7 @@ def test_source_whose_name_is_assigned_again_later_is_left_to_a_person():
 
 def test_source_in_the_return_line_converts():
     out = pipeline("return fn.external_source(source=[[1], [2]])\n")
-    assert "for source_data in source_2:" in out and "outputs = (ndd.as_batch(source_data),)" in out
+    assert "for source_data in source_2:" in out and "outputs = (ndd.batch(source_data),)" in out
 
 
 def test_fed_from_outside_without_a_name_says_what_to_do():
@@ -475,7 +476,7 @@ def test_device_from_a_parameter_goes_to_as_batch_as_written():
     # the generator keeps the parameter: as_batch gets the value the pipeline got
     out = _device_param_pipeline("x = fn.external_source(source=gen, device=device)\nreturn x\n")
     assert "def p(device='gpu', *, batch_size=4," in out
-    assert "ndd.as_batch(source_data, device=device)" in out
+    assert "ndd.batch(source_data, device=device)" in out
 
 
 def test_device_from_a_parameter_the_pipeline_assigns_is_left_to_a_person():
@@ -583,3 +584,46 @@ def test_dtype_is_checked_as_the_pipeline_checks_it_not_converted(tmp_path):
     (tmp_path / "b").mkdir()
     want, got = run_both(tmp_path / "b", src, out, "first", "FLOAT16")
     assert want == got == ("raised", True)
+
+
+REUSED_BUFFER = """\
+import numpy as np
+from nvidia.dali import fn, pipeline_def
+
+
+class Reuse:
+    def __init__(self):
+        self.buf = [np.zeros((2,), dtype=np.int32), np.zeros((2,), dtype=np.int32)]
+
+    def __call__(self, i):
+        for k, b in enumerate(self.buf):
+            b[:] = i * 10 + k
+        return self.buf
+
+
+@pipeline_def(batch_size=2, num_threads=1, device_id=None)
+def reuse_pipe({params}):
+    x = fn.external_source(source=Reuse(){extra})
+    return x, x * 2
+
+
+def kept():
+    pipe = reuse_pipe()
+    pipe.build()
+    outs = [pipe.run() for _ in range(3)]
+    return [[np.asarray(t).tolist() for t in o[0]] for o in outs]
+"""
+
+
+def test_a_sources_batch_is_copied_as_the_pipeline_copies_it(tmp_path):
+    """DALI copies what a source returns unless no_copy=True: a source that fills one buffer again
+    for each batch must not change the batches already handed out."""
+    from _helpers import run_both
+
+    src = REUSED_BUFFER.format(params="", extra="")
+    out = convert(src)
+    assert "ndd.batch(source_data)" in out and "as_batch" not in out
+    want, got = run_both(tmp_path, src, out, "kept")
+    assert want == got == [[[0, 0], [1, 1]], [[10, 10], [11, 11]], [[20, 20], [21, 21]]]
+    no_copy = convert(REUSED_BUFFER.format(params="", extra=", no_copy=True"))
+    assert "ndd.as_batch(source_data)" in no_copy
