@@ -189,7 +189,15 @@ def plan(info, names, taken: set, numpy_names: set, helpers: set, avoid: Optiona
                     f"`{code(stmt).splitlines()[0].strip()}`, which the converted loop runs every iteration: "
                     "evaluate it once before the pipeline by hand")
                 return result
+        maybe = _evaluated_conditionally(stmt)
         for node in found:
+            if id(node) in maybe:
+                # `parse(x) if x else (20, 20)`, `a or pick()`: it ran only where its condition held
+                # (once, when the pipeline was built); before the loop it would run either way
+                result.blocker = (
+                    f"`{code(node)}` was evaluated once, when the pipeline was built, and only where a condition "
+                    "(`x if c else y`, `and`, `or`) held: evaluate it once before the pipeline by hand")
+                return result
             read = cst_walk.variables(node)
             late = [n for n in read if any(j > index for j in later_setup.get(n, []))]
             passed = calls.passed_function(node.func.value) if type(node) is cst.Call and type(node.func) is cst.Name else None
@@ -333,6 +341,18 @@ def _collect(node, calls: _Calls, out: list, skip_tests: bool = False) -> None:
                 out.append(child)
                 continue
         _collect(child, calls, out, skip_tests)
+
+
+def _evaluated_conditionally(stmt) -> set:
+    """ids of the nodes of ``stmt`` that Python evaluates only where a condition holds: the
+    branches of ``x if c else y`` and the right operand of ``and`` / ``or``."""
+    out: set = set()
+    for node in cst_walk.walk(stmt if not isinstance(stmt, cst.BaseExpression) else cst.Expr(stmt)):
+        tp = type(node)
+        parts = (node.body, node.orelse) if tp is cst.IfExp else (node.right,) if tp is cst.BooleanOperation else ()
+        for part in parts:
+            out.update(id(n) for n in cst_walk.walk(part))
+    return out
 
 
 def _is_source(arg: cst.Arg, call: cst.Call) -> bool:

@@ -1,8 +1,10 @@
 """``fn.<op>`` -> ``ndd.<op>``, by the catalog: readers become PascalCase classes, deprecated
-aliases their replacements, moved experimental operators their new place."""
+aliases their replacements, moved experimental operators their new place. Arguments only a
+pipeline's graph takes (``name=``, ``preserve=``, ``bytes_per_sample_hint=``) are dropped."""
 
 from __future__ import annotations
 
+from dali_migrate.cst_util import without_kwargs
 from dali_migrate.rules.base import OpCallRule
 
 # Why an operator with no dynamic-mode counterpart cannot be converted, and what to do instead.
@@ -28,10 +30,17 @@ def _blocker(call, op, ctx):
     )
 
 
+# Arguments of a pipeline's graph, not of the operator: dynamic mode's operators take none of them
+# (TypeError: unexpected keyword argument). `name=` tags a node (readers: rules/reader_args.py),
+# `preserve=True` keeps an unused operator from being pruned (every call runs in dynamic mode),
+# `bytes_per_sample_hint=` sizes the pipeline's buffers.
+_GRAPH_ONLY = ("name", "preserve", "bytes_per_sample_hint")
+
+
 def _rewrite(call, op, ctx):
     if op.ndd_name is None:
         return call
-    return call.with_changes(func=ctx.ndd_attr(op.ndd_name))
+    return without_kwargs(call, list(_GRAPH_ONLY)).with_changes(func=ctx.ndd_attr(op.ndd_name))
 
 
 RULE = OpCallRule(

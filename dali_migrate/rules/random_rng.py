@@ -15,7 +15,9 @@ None, as the pipeline gives such an operator a seed of its own (``own_seed``).
 from __future__ import annotations
 
 
-from dali_migrate import own_seed
+import libcst as cst
+
+from dali_migrate import cst_walk, own_seed
 from dali_migrate.cst_util import kwarg, names_in, with_kwarg, without_kwargs
 from dali_migrate.rules.base import OpCallRule
 
@@ -24,10 +26,32 @@ def _blocker(call, op, ctx):
     if kwarg(call, "rng") is not None:
         return None
     seed = kwarg(call, "seed")
+    if seed is not None and _repeated(call, ctx):
+        # each evaluation made an operator of its own, each seeded with its seed (two with one seed
+        # draw alike), and the seed may read the comprehension's variable: one RNG made before the
+        # loop can be neither
+        return (f"fn.{op.fn_name} with its own seed= is called in a comprehension or lambda: each evaluation was "
+                "an operator with an RNG of its own; create them by hand")
     read = names_in(seed.value) - ctx.setup_names - _BUILTINS if seed is not None else set()
     if read and (ctx.pipeline is None or read & _bound_in(ctx.pipeline)):
         return f"fn.{op.fn_name}: its seed= depends on values computed per iteration; create an ndd.random.RNG for it by hand"
     return None
+
+
+_REPEATING = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp, cst.Lambda)
+
+
+def _repeated(call, ctx) -> bool:
+    """Is ``call`` (as written) inside a comprehension or lambda of the pipeline's body?"""
+    info = getattr(ctx, "pipeline", None)
+    written = getattr(ctx, "call_as_written", None) or call
+    if info is None:
+        return False
+    for stmt in info.statements:
+        for node in cst_walk.walk(stmt):
+            if type(node) in _REPEATING and any(n is written for n in cst_walk.walk(node)):
+                return True
+    return False
 
 
 def _bound_in(info) -> set:

@@ -242,3 +242,14 @@ def test_data_node_attribute_list_is_dali_s():
     own = {n for n in dir(data_node.DataNode) if not n.startswith("__")}
     own |= set(vars(data_node.DataNode("x", "cpu", None)))
     assert own <= DATA_NODE_ATTRS
+
+
+def test_a_call_evaluated_only_under_a_condition_is_marked():
+    # parse_crop(crop) ran only where crop was given, pick() only where angle was not: before the
+    # loop they would run either way (parse_crop(None) raising, pick() drawing)
+    for body in ("return fn.crop(x, crop=parse_crop(crop) if crop else (20, 20))\n",
+                 "return fn.rotate(x, angle=angle or pick())\n"):
+        out = pipeline(body)
+        assert "@pipeline_def" in out and "only where a condition" in out, out
+    out = pipeline("return fn.crop(x, crop=parse_crop(crop if crop else '20,20'))\n")
+    assert "only where a condition" not in out

@@ -147,3 +147,14 @@ def test_negative_own_seed_is_a_seed():
     # an operator given seed=-1 draws one fixed stream whatever the pipeline's seed; so does RNG(seed=-1)
     out = pipeline("return fn.random.coin_flip(seed=-1)\n")
     assert "rng_coin_flip = ndd.random.RNG(seed=-1)\n" in out
+
+
+def test_seeded_operator_in_a_comprehension_is_marked():
+    # each evaluation was an operator with an RNG of its own (two with seed 42 draw alike), and the
+    # seed may read the comprehension's variable, which does not exist before the loop
+    for body in ("a, b = [fn.random.uniform(range=[0, 1], seed=42) for _ in range(2)]\nreturn a, b\n",
+                 "a, b, c = [fn.random.uniform(range=[0, 1], seed=k) for k in (1, 2, 1)]\nreturn a, b, c\n"):
+        out = pipeline(body)
+        assert "@pipeline_def" in out and "is called in a comprehension or lambda" in out, out
+    out = pipeline("a, b = [fn.random.uniform(range=[0, 1]) for _ in range(2)]\nreturn a, b\n")
+    assert "is called in a comprehension" not in out
