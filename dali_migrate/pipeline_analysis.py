@@ -792,6 +792,16 @@ def _classify(info: PipelineInfo, params: set) -> None:
         has_call = _contains_call(stmt, call_ids)
         used = names_in(stmt)
         is_graph = has_call or bool(used & graph_names) or bool(assigned & read_by_graph)
+        # (a plain statement, per iteration only because it binds a name an operator read again)
+        again = sorted(assigned & read_by_graph & setup_names) if not (has_call or used & graph_names) else []
+        changed = sorted(_changed_in_place(stmt) & read_by_graph) if not is_graph else []
+        if (again or changed) and not any("after an operator read it" in b for b in info.blockers):
+            # `size = 16; small = fn.resize(x, size=size); size *= 2`: the operator took the value
+            # it had then; converted, the first binding runs once before the loop and the second
+            # every iteration (16, 32, 64...), or a change in place runs before any operator
+            info.blockers.append(
+                f"`{(again or changed)[0]}` is changed after an operator read it, when the pipeline was built "
+                "(the converted loop would not see the values it had then): give each value a name of its own, then convert")
         if is_graph:
             graph_names |= assigned
             read_by_graph |= used
@@ -799,6 +809,35 @@ def _classify(info: PipelineInfo, params: set) -> None:
             info.setup.add(i)
             setup_names |= assigned
     info.setup_names = setup_names
+
+
+def _changed_in_place(stmt) -> set:
+    """Names whose object ``stmt`` changes without binding the name: ``w[0] = 10``,
+    ``cfg.size = 2``, ``w[0] += 1``, ``w.append(1)`` (a mutating method, as a statement)."""
+    out: set = set()
+    if not isinstance(stmt, cst.SimpleStatementLine):
+        return out
+    for small in stmt.body:
+        targets = []
+        if isinstance(small, cst.Assign):
+            targets = [t.target for t in small.targets]
+        elif isinstance(small, (cst.AugAssign, cst.AnnAssign)):
+            targets = [small.target]
+        elif (isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)
+              and isinstance(small.value.func, cst.Attribute) and small.value.func.attr.value in _MUTATORS):
+            targets = [small.value.func]  # (the object the method is called on is what changes)
+        for t in targets:
+            if isinstance(t, (cst.Subscript, cst.Attribute)):
+                base = t
+                while isinstance(base, (cst.Subscript, cst.Attribute)):
+                    base = base.value
+                if isinstance(base, cst.Name):
+                    out.add(base.value)
+    return out
+
+
+_MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault",
+                       "sort", "reverse", "add", "discard", "fill", "resize", "popitem"})
 
 
 def _contains_call(stmt: cst.CSTNode, call_ids: set) -> bool:

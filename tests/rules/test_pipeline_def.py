@@ -325,3 +325,45 @@ def test_tuning_only_arguments_are_dropped():
     out = convert('@pipeline_def(batch_size=4, prefetch_queue_depth=3, exec_dynamic=True)\ndef p():\n'
                   '    j, l = fn.readers.file(file_root="d")\n    return j, l\n\npipe = p(py_num_workers=2)\npipe.build()\nprint(pipe.run())\n')
     assert "@pipeline_def" not in out and "dali-migrate:" not in out and "print(next(pipe))" in out
+
+
+REBOUND = """\
+import numpy as np
+from nvidia.dali import fn, pipeline_def
+
+
+@pipeline_def(batch_size=2, num_threads=1, device_id=None)
+def p(root):
+    j, l = fn.readers.file(file_root=root)
+    images = fn.decoders.image(j, device="cpu")
+    {body}
+    return small, large
+
+
+def shapes(root):
+    pipe = p(root)
+    pipe.build()
+    return [[np.asarray(t).shape for t in pipe.run()[k]] for _ in range(3) for k in (0, 1)]
+"""
+
+
+def test_a_value_changed_after_an_operator_read_it_is_marked(tmp_path, fixture_data):
+    """The operator took the value the name had when the pipeline was built: converted, the first
+    binding ran once before the loop and the change every iteration (16, 32, 64...)."""
+    from _helpers import run_both
+    from dali_migrate.engine import convert_source
+
+    for body, name in (
+        ("size = 16\n    small = fn.resize(images, size=(size, size))\n    size *= 2\n    large = fn.resize(images, size=(size, size))", "size"),
+        ("window = [20, 20]\n    small = fn.crop(images, crop=window)\n    window[0] = 10\n    large = fn.crop(images, crop=window)", "window"),
+        ("window = [20, 20]\n    small = fn.crop(images, crop=window)\n    window.append(3)\n    large = fn.crop(images, crop=window[:2])", "window"),
+    ):
+        out = convert_source(REBOUND.format(body=body)).output
+        assert "@pipeline_def" in out and f"`{name}` is changed after an operator read it" in out, out
+    # a new name for the new value converts, and gives what the pipeline gives
+    src = REBOUND.format(body="size = 16\n    small = fn.resize(images, size=(size, size))\n    size2 = size * 2\n"
+                              "    large = fn.resize(images, size=(size2, size2))")
+    out = convert_source(src).output
+    assert "dali-migrate:" not in out
+    want, got = run_both(tmp_path, src, out, "shapes", str(fixture_data / "images"))
+    assert want == got and want[0][0] == (16, 16, 3) and want[1][0] == (32, 32, 3)
