@@ -4,7 +4,8 @@ TypeError so that a sample index is never confused with an index inside each sam
 ``tl[i]`` gave a TensorCPU or a TensorGPU, whose counterpart is the ndd.Tensor ``select(i)`` gives.
 ``TensorListCPU.at(i)`` returns a numpy array, ``TensorListGPU.at(i)`` a TensorGPU: where the batch
 is known to be on the CPU (a pipeline without GPU operators, or after ``.as_cpu()``), ``.at(i)``
-becomes ``np.asarray(batch.select(i))``, so that numpy methods and numpy arithmetic still apply.
+becomes ``np.array(batch.select(i))``, so that numpy methods and numpy arithmetic still apply (a
+copy, as ``at(i)`` gives: a change to it must not reach the batch).
 Elsewhere the batch may be on either device (a CPU output of a pipeline with GPU operators, such as
 a reader's labels; a device chosen by a parameter), and ``.at(i)`` becomes a call of a function
 written into the file that gives a numpy array for a CPU batch and the sample for a GPU one, as
@@ -27,7 +28,7 @@ _SOURCE = '''def {name}(batch, i):
     """TensorList.at(i) on an ndd.Batch (added by dali-migrate): as in pipeline mode, a sample of a
     CPU batch is a numpy array, one of a GPU batch the sample itself."""
     sample = batch.select(i)
-    return {numpy}.asarray(sample) if batch.device.device_type == "cpu" else sample
+    return {numpy}.array(sample) if batch.device.device_type == "cpu" else sample
 '''
 
 
@@ -71,7 +72,7 @@ def _rewrite(node, receiver, site):
         return cst.Call(func=cst.Attribute(value=receiver, attr=cst.Name("select")), args=[cst.Arg(index)])
     selected = node.with_changes(func=node.func.with_changes(attr=cst.Name("select")))
     if _on_cpu(receiver, site):
-        return cst.Call(func=attr_chain(f"{site.numpy}.asarray"), args=[cst.Arg(selected)])
+        return cst.Call(func=attr_chain(f"{site.numpy}.array"), args=[cst.Arg(selected)])
     return node.with_changes(func=cst.Name(_helper_name(site)), args=[cst.Arg(receiver), *node.args])
 
 

@@ -470,6 +470,10 @@ class _Analysis:
                     self.block(sub, f"`{code(sub)}`: a conditional expression on DALI data raises in pipeline mode (a DataNode has no truth value); use an `if` statement")
                 elif not self.invariant(sub.test, stable):
                     self.block(sub, f"the condition `{code(sub.test)}` was evaluated when the pipeline was built; the converted loop would evaluate it every iteration: evaluate it once before the loop by hand")
+            elif type(sub) is cst.Comparison and len(sub.comparisons) > 1 and self.kinds._any(sub, env) != _PY:
+                # `1 <= lab < 2` is `(1 <= lab) and (lab < 2)`, sample by sample, in a pipeline; in
+                # Python the first Batch is true, and the chain gives the last comparison alone
+                self.block(sub, f"`{code(sub)}`: a chained comparison on DALI data is an `and` of its parts, sample by sample; write them out with `&`, or convert by hand")
             elif isinstance(sub, cst.CompIf) and self.kinds._any(sub.test, env) != _PY:
                 self.block(sub, f"`{code(sub)}`: a comprehension's condition on DALI data raises in pipeline mode (a DataNode has no truth value)")
             elif isinstance(sub, cst.BooleanOperation) or (isinstance(sub, cst.UnaryOperation) and isinstance(sub.operator, cst.Not)):

@@ -20,14 +20,14 @@ def show(root):
     outputs = next(pipe)
     images, labels = outputs
     n = images.batch_size
-    first = np.asarray(images.select(0))
+    first = np.array(images.select(0))
     second = images.select(1)
     shapes = images.shape
     third = list(images.select(2).shape)
     kind = images.dtype.type_id
     host = images.cpu()
     dense = ndd.as_tensor(images)
-    label_array = np.asarray(ndd.as_tensor(labels))
-    print(n, first.shape, np.asarray(second).shape, shapes, third, kind, np.asarray(host.select(0)), dense, label_array)
-    print(np.array(np.asarray(outputs[1].select(0))))
+    label_array = np.array(ndd.as_tensor(labels))
+    print(n, first.shape, np.asarray(second).shape, shapes, third, kind, np.array(host.select(0)), dense, label_array)
+    print(np.array(np.array(outputs[1].select(0))))
     return label_array

@@ -34,5 +34,5 @@ def join_pipe(*, batch_size, num_threads=3, device_id=0, seed=None):
 if __name__ == "__main__":
     pipe = join_pipe(batch_size=1)
     for out in next(pipe):
-        print(np.asarray(out.select(0)).dtype, np.asarray(out.select(0)).shape)
-        print(np.asarray(out.select(0)))
+        print(np.array(out.select(0)).dtype, np.array(out.select(0)).shape)
+        print(np.array(out.select(0)))

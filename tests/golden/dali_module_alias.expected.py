@@ -27,4 +27,4 @@ def alias_pipe(root, *, batch_size=4, num_threads=2, device_id=None, seed=None):
 if __name__ == "__main__":
     pipe = alias_pipe("/data/images")
     images, labels = next(pipe)
-    print(np.asarray(images.select(0)).shape)
+    print(np.array(images.select(0)).shape)

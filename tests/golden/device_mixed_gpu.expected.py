@@ -8,7 +8,7 @@ def sample_at(batch, i):
     """TensorList.at(i) on an ndd.Batch (added by dali-migrate): as in pipeline mode, a sample of a
     CPU batch is a numpy array, one of a GPU batch the sample itself."""
     sample = batch.select(i)
-    return np.asarray(sample) if batch.device.device_type == "cpu" else sample
+    return np.array(sample) if batch.device.device_type == "cpu" else sample
 
 
 def gpu_pipe(data_dir, *, batch_size=4, num_threads=4, device_id=0, seed=None):

@@ -37,4 +37,4 @@ def example1(*, batch_size=3, num_threads=4, device_id=None, seed=None):
 if __name__ == "__main__":
     pipe1 = example1()
     inp, reshaped = next(pipe1)
-    print(np.asarray(reshaped.select(0)))
+    print(np.array(reshaped.select(0)))

@@ -99,4 +99,4 @@ if __name__ == "__main__":
     pipe = COCOPipeline(32, "/coco/train2017", "/coco/annotations/instances_train2017.json",
                         DefaultBoxes(), device_id=0, num_shards=1)
     images, bboxes, labels = next(pipe)
-    print(np.asarray(ndd.as_tensor(images.cpu())).shape)
+    print(np.array(ndd.as_tensor(images.cpu())).shape)

@@ -31,4 +31,4 @@ def TrainPipe(batch_size, num_threads, device_id, data_dir, *, seed=12):
 pipe = TrainPipe(batch_size=4, num_threads=2, device_id=0, data_dir="images")
 for _ in range(3):
     images, labels = next(pipe)
-    print(np.asarray(images.select(0)).shape, np.asarray(labels.select(0)))
+    print(np.array(images.select(0)).shape, np.array(labels.select(0)))

@@ -29,4 +29,4 @@ def loader(data_dir, rank):
     pipe = create_pipeline(data_dir, 8, rank, seed=7)
     for _ in range(3):
         images, labels = next(pipe)
-        yield np.asarray(ndd.as_tensor(images.cpu())), np.asarray(ndd.as_tensor(labels))
+        yield np.array(ndd.as_tensor(images.cpu())), np.array(ndd.as_tensor(labels))

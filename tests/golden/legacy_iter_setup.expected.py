@@ -105,7 +105,7 @@ def FramePipeline(batch_size, num_threads, device_id, n_frames, *, seed=None):
 if __name__ == "__main__":
     pipe = ExternalSourcePipeline(batch_size=8, num_threads=2, device_id=0, data_root="data")
     images, labels = next(pipe)
-    print(np.asarray(images.cpu().select(0)).shape)
+    print(np.array(images.cpu().select(0)).shape)
 
     frames = FramePipeline(batch_size=4, num_threads=2, device_id=0, n_frames=10)
     while True:

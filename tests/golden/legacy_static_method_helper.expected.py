@@ -30,4 +30,4 @@ def AudioFeaturesPipeline(file_root, batch_size, num_threads, device_id, frame_s
 def test_dali(root):
     pipe = AudioFeaturesPipeline(root, batch_size=2, num_threads=1, device_id=0)
     audio, label, audio_sh = next(pipe)
-    return np.asarray(audio_sh.cpu().select(0))
+    return np.array(audio_sh.cpu().select(0))

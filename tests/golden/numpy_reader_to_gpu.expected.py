@@ -21,4 +21,4 @@ if __name__ == "__main__":
     import sys
 
     pipe = volume_pipe(sys.argv[1])
-    print(ndd.readers.Numpy(file_root=sys.argv[1], file_filter="*.npy").get_metadata()["epoch_size_padded"], np.asarray(next(pipe)[0].cpu().select(0)))
+    print(ndd.readers.Numpy(file_root=sys.argv[1], file_filter="*.npy").get_metadata()["epoch_size_padded"], np.array(next(pipe)[0].cpu().select(0)))

@@ -76,7 +76,7 @@ def main(root):
     for step in range(3):
         train_out = next(train_pipe)
         val_out = next(val_pipe)
-        print(step, np.asarray(ndd.as_tensor(train_out[1])).ravel(), np.asarray(ndd.as_tensor(val_out[1])).ravel())
+        print(step, np.array(ndd.as_tensor(train_out[1])).ravel(), np.array(ndd.as_tensor(val_out[1])).ravel())
 
 
 if __name__ == "__main__":

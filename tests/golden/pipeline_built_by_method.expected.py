@@ -27,13 +27,13 @@ class Loader:
     def first_batch(self):
         pipe = self.make_pipe()
         images, labels = next(pipe)
-        return np.asarray(ndd.as_tensor(images.cpu())), np.asarray(ndd.as_tensor(labels))
+        return np.array(ndd.as_tensor(images.cpu())), np.array(ndd.as_tensor(labels))
 
     def batches(self, n):
         pipe = self.make_pipe()
         for _ in range(n):
             images, labels = next(pipe)
-            yield np.asarray(ndd.as_tensor(images.cpu())), np.asarray(ndd.as_tensor(labels))
+            yield np.array(ndd.as_tensor(images.cpu())), np.array(ndd.as_tensor(labels))
 
 
 if __name__ == "__main__":

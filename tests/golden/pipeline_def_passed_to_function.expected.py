@@ -37,13 +37,13 @@ def division_pipeline(*, batch_size=2, num_threads=4, device_id=None, seed=None)
 def show(pipe):
     sums, products = next(pipe)
     for i in range(sums.batch_size):
-        print(np.asarray(sums.select(i)), np.asarray(products.select(i)).shape)
+        print(np.array(sums.select(i)), np.array(products.select(i)).shape)
 
 
 def examine_output(pipe_out):
     for out in pipe_out:
         if out.device.device_type == "cpu":
-            print("on the CPU:", np.asarray(ndd.as_tensor(out)))
+            print("on the CPU:", np.array(ndd.as_tensor(out)))
 
 
 def run_twice(pipe, times=2):

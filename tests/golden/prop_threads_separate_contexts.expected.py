@@ -23,7 +23,7 @@ def load(image_dir, steps, out):
     pipe = decode_pipe(image_dir)
     for _ in range(steps):
         images, labels = next(pipe)
-        out.append(np.asarray(ndd.as_tensor(labels.cpu())))
+        out.append(np.array(ndd.as_tensor(labels.cpu())))
 
 
 if __name__ == "__main__":

@@ -21,4 +21,4 @@ def python_pipe(root, *, batch_size=4, num_threads=1, device_id=None, seed=None)
 
 pipe = python_pipe("/data")
 images, labels = next(pipe)
-print(np.asarray(np.asarray(images.select(0))))
+print(np.asarray(np.array(images.select(0))))

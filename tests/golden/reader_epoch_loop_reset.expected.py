@@ -31,7 +31,7 @@ def evaluate(data_dir, epochs=2):
         total = 0.0
         for _ in range(steps):
             images, labels = next(pipe)
-            total += float(np.mean(np.asarray(ndd.as_tensor(images.cpu()))))
+            total += float(np.mean(np.array(ndd.as_tensor(images.cpu()))))
         print(f"epoch {epoch}: mean {total / steps:.4f}")
 
 

@@ -27,4 +27,4 @@ def first_frames(files, *, batch_size=2, num_threads=1, device_id=None, seed=Non
 
 pipe = raw_arrays("/data/numpy")
 (arrays,) = next(pipe)
-print([np.asarray(arrays.select(i)).shape for i in range(arrays.batch_size)])
+print([np.array(arrays.select(i)).shape for i in range(arrays.batch_size)])

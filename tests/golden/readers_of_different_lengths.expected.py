@@ -58,7 +58,7 @@ def main():
     })
     for step in range(args.steps):
         samples, noise = next(pipe)
-        print(step, np.asarray(samples.select(0)).shape, np.asarray(noise.select(0)))
+        print(step, np.array(samples.select(0)).shape, np.array(noise.select(0)))
 
 
 if __name__ == "__main__":

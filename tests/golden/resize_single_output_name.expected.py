@@ -20,4 +20,4 @@ def thumbnail_pipe(image_dir, size=48, *, batch_size=4, num_threads=2, device_id
 if __name__ == "__main__":
     pipe = thumbnail_pipe("/data/previews")
     (thumbnails,) = next(pipe)
-    print(np.asarray(ndd.as_tensor(thumbnails.cpu())).shape)
+    print(np.array(ndd.as_tensor(thumbnails.cpu())).shape)

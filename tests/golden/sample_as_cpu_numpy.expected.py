@@ -31,5 +31,5 @@ for i in range(batch_size):
 # the batch copied into NumPy under its own name, as DALI's video examples do after each run
 for _ in range(2):
     original, flipped = next(pipe)
-    flipped = np.asarray(ndd.as_tensor(flipped.cpu()))
+    flipped = np.array(ndd.as_tensor(flipped.cpu()))
     print(flipped.shape, flipped[0, 0], flipped.sum(), (original.layout or ""))

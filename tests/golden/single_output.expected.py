@@ -16,4 +16,4 @@ def decode_only(root, *, batch_size=4, num_threads=1, device_id=None, seed=None)
 pipe = decode_only("/data/images")
 (images,) = next(pipe)
 first = next(pipe)[0]
-print(np.asarray(images.select(0)).shape, first.batch_size)
+print(np.array(images.select(0)).shape, first.batch_size)

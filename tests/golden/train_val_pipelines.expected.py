@@ -47,5 +47,5 @@ def run(root, batch_size, epochs):
         correct = 0
         for _ in range(val_steps):
             images, labels = next(val)
-            correct += int(np.sum(np.asarray(ndd.as_tensor(labels)) == 0))
+            correct += int(np.sum(np.array(ndd.as_tensor(labels)) == 0))
         print(epoch, correct)

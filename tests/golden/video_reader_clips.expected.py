@@ -23,4 +23,4 @@ if __name__ == "__main__":
     for _ in range(ndd.experimental.readers.Video(
         device="cpu", filenames=files, sequence_length=4).get_metadata()["epoch_size_padded"] // 2):
         (frames,) = next(pipe)
-        print(np.asarray(ndd.as_tensor(frames)).shape)
+        print(np.array(ndd.as_tensor(frames)).shape)

@@ -30,4 +30,4 @@ if __name__ == "__main__":
     pipe = video_pipe(sys.argv[1], batch_size=4)
     frames, labels, frame_idx, timestamps = next(pipe)
     for i in range(frames.batch_size):
-        print(np.asarray(frames.cpu().select(i)).shape, np.asarray(labels.cpu().select(i)), np.asarray(frame_idx.cpu().select(i)), np.asarray(timestamps.cpu().select(i)))
+        print(np.array(frames.cpu().select(i)).shape, np.array(labels.cpu().select(i)), np.array(frame_idx.cpu().select(i)), np.array(timestamps.cpu().select(i)))

@@ -64,5 +64,5 @@ if __name__ == "__main__":
         random_shuffle=False,
     ).get_metadata()["epoch_size_padded"] // args.batch_size):
         video, label, frame_num, timestamps = next(pipe)
-        print(np.asarray(ndd.as_tensor(video.cpu())).shape, np.asarray(ndd.as_tensor(label.cpu())).ravel(),
-              np.asarray(ndd.as_tensor(frame_num.cpu())).ravel(), np.asarray(timestamps.cpu().select(0)))
+        print(np.array(ndd.as_tensor(video.cpu())).shape, np.array(ndd.as_tensor(label.cpu())).ravel(),
+              np.array(ndd.as_tensor(frame_num.cpu())).ravel(), np.array(timestamps.cpu().select(0)))

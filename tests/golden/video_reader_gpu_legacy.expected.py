@@ -44,7 +44,7 @@ if __name__ == "__main__":
     for i in range(10):
         sequences_out, label = next(pipe)
         sequences = np.array(ndd.as_tensor(sequences_out.cpu()))
-        print("sequences shape:", sequences.shape, "labels:", np.asarray(ndd.as_tensor(label.cpu())).ravel())
+        print("sequences shape:", sequences.shape, "labels:", np.array(ndd.as_tensor(label.cpu())).ravel())
     listed = FileListVideoPipe(batch_size=2, num_threads=2, device_id=0, file_list="file_list.txt")
     frames, labels, frame_num, timestamps = next(listed)
-    print(np.asarray(ndd.as_tensor(frame_num.cpu())).ravel(), np.asarray(ndd.as_tensor(timestamps.cpu()))[0])
+    print(np.array(ndd.as_tensor(frame_num.cpu())).ravel(), np.array(ndd.as_tensor(timestamps.cpu()))[0])

@@ -39,5 +39,5 @@ if __name__ == "__main__":
     pipe = video_pipe(video_files, batch_size=2)
     for i in range(N_ITER):
         (sequences_out,) = next(pipe)
-        sequences_out = np.asarray(ndd.as_tensor(sequences_out.cpu()))
+        sequences_out = np.array(ndd.as_tensor(sequences_out.cpu()))
         print(sequences_out.shape, np.mean(sequences_out))

@@ -22,6 +22,6 @@ if __name__ == "__main__":
     pipe = VideoPipe(batch_size=BATCH_SIZE, num_threads=2, device_id=0, data="data/videos")
     for i in range(10):
         sequences_out, label, frame_num = next(pipe)
-        sequences = np.asarray(ndd.as_tensor(sequences_out.cpu()))
-        labels = np.asarray(ndd.as_tensor(label.cpu()))
-        print("sequences shape:", sequences.shape, "labels:", labels.ravel(), "first frames:", np.asarray(ndd.as_tensor(frame_num.cpu())).ravel())
+        sequences = np.array(ndd.as_tensor(sequences_out.cpu()))
+        labels = np.array(ndd.as_tensor(label.cpu()))
+        print("sequences shape:", sequences.shape, "labels:", labels.ravel(), "first frames:", np.array(ndd.as_tensor(frame_num.cpu())).ravel())

@@ -31,4 +31,4 @@ if __name__ == "__main__":
     pipe = make_pipeline("/data/imagenet/train", 64)
     for _ in range(10):
         images, labels = next(pipe)
-        print(np.asarray(ndd.as_tensor(labels.cpu())))
+        print(np.array(ndd.as_tensor(labels.cpu())))

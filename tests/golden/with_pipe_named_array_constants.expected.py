@@ -26,8 +26,8 @@ def pipe_cat_batches(*, batch_size=1, num_threads=3, device_id=0, seed=None):
 pipe_cat = pipe_cat_batches()
 o = next(pipe_cat)
 print("Concatenation along outer axis:")
-print(np.asarray(o[0].select(0)))
-print("Shape: ", np.asarray(o[0].select(0)).shape)
+print(np.array(o[0].select(0)))
+print("Shape: ", np.array(o[0].select(0)).shape)
 
 def pipe_stack_batches(*, batch_size=1, num_threads=3, device_id=0, seed=None):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
@@ -43,5 +43,5 @@ def pipe_stack_batches(*, batch_size=1, num_threads=3, device_id=0, seed=None):
 pipe_stack = pipe_stack_batches()
 o = next(pipe_stack)
 print("Stacking - new innermost axis:")
-print(np.asarray(o[1].select(0)))
-print("Shape: ", np.asarray(o[1].select(0)).shape)
+print(np.array(o[1].select(0)))
+print("Shape: ", np.array(o[1].select(0)).shape)

@@ -59,9 +59,9 @@ def binary_pipeline(operation, left_type, right_type):
 
 def show(pipe, symbol):
     pipe_out = next(pipe)
-    left = np.asarray(ndd.as_tensor(pipe_out[0]))
-    right = np.asarray(ndd.as_tensor(pipe_out[1]))
-    result = np.asarray(ndd.as_tensor(pipe_out[2]))
+    left = np.array(ndd.as_tensor(pipe_out[0]))
+    right = np.array(ndd.as_tensor(pipe_out[1]))
+    result = np.array(ndd.as_tensor(pipe_out[2]))
     print(f"{left} {symbol} {right} = {result}  ({left.dtype} {symbol} {right.dtype} -> {result.dtype})")
 
 

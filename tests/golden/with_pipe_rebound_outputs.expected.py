@@ -29,7 +29,7 @@ out = next(pipe)
 
 def show(pipe_out):
     for i, symbol in enumerate(["+", "*", "//"]):
-        result = np.asarray(ndd.as_tensor(pipe_out[2 + i]))
+        result = np.array(ndd.as_tensor(pipe_out[2 + i]))
         print(f"l {symbol} r =\n{result}\n{result.dtype}")
 
 
@@ -50,7 +50,7 @@ out = next(pipe)
 
 def show(pipe_out):
     for name, batch in zip(["l * 0.5", "20 - r", "3 * r"], pipe_out):
-        print(f"{name} =\n{np.asarray(ndd.as_tensor(batch))}\n{np.asarray(ndd.as_tensor(batch)).dtype}")
+        print(f"{name} =\n{np.array(ndd.as_tensor(batch))}\n{np.array(ndd.as_tensor(batch)).dtype}")
 
 
 show(out)
@@ -75,4 +75,4 @@ def pipe_batches_46(*, batch_size=batch_size, num_threads=2, device_id=0, seed=N
 
 pipe = pipe_batches_46()
 out = next(pipe)
-print(np.asarray(ndd.as_tensor(out[0])), np.asarray(ndd.as_tensor(out[0])).dtype)
+print(np.array(ndd.as_tensor(out[0])), np.array(ndd.as_tensor(out[0])).dtype)

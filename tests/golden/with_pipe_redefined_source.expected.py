@@ -17,7 +17,7 @@ def run_and_print(pipe):
     for i, out in enumerate(output):
         if out.device.device_type == "gpu":
             out = out.cpu()
-        output_array = np.asarray(ndd.as_tensor(out))
+        output_array = np.array(ndd.as_tensor(out))
         print("Output {}:\n{} \n".format(i, output_array))
 
 

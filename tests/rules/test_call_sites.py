@@ -11,14 +11,14 @@ def test_build_removed_run_becomes_next():
 
 def test_tensorlist_methods():
     out = convert(PIPE + "import numpy as np\npipe = p('d')\nj, l = pipe.run()\nx = l.at(0)\ny = j.as_cpu()\nz = l.as_array()\nn = len(l)\nw = l[1]\nt = l.as_tensor()\ns = l.shape()\n")
-    for expected in ["x = np.asarray(l.select(0))", "j.cpu()", "np.asarray(ndd.as_tensor(l))", "n = l.batch_size", "w = l.select(1)", "t = ndd.as_tensor(l)", "s = l.shape\n"]:
+    for expected in ["x = np.array(l.select(0))", "j.cpu()", "np.array(ndd.as_tensor(l))", "n = l.batch_size", "w = l.select(1)", "t = ndd.as_tensor(l)", "s = l.shape\n"]:
         assert expected in out, expected
 
 
 def test_outputs_tuple_indexing():
     out = convert(PIPE + "pipe = p('d')\nout = pipe.run()\nx = out[1].at(0)\n")
     # a CPU TensorList's at(i) was a numpy array: it stays one
-    assert "x = np.asarray(out[1].select(0))" in out
+    assert "x = np.array(out[1].select(0))" in out
     assert out.startswith("import numpy as np\n")
 
 
@@ -64,8 +64,8 @@ def test_at_of_a_batch_that_may_be_on_the_gpu_calls_a_function_written_into_the_
     out = convert(src)
     assert "a = sample_at(imgs, 0)" in out and "c = sample_at(labels, 1)" in out
     assert out.count("def sample_at(batch, i):") == 1
-    assert 'return np.asarray(sample) if batch.device.device_type == "cpu" else sample' in out
-    assert "b = np.asarray(labels.cpu().select(0))" in out
+    assert 'return np.array(sample) if batch.device.device_type == "cpu" else sample' in out
+    assert "b = np.array(labels.cpu().select(0))" in out
 
 
 def test_at_gives_what_dali_gives_where_the_device_is_a_parameter(tmp_path, fixture_data):
@@ -117,7 +117,7 @@ def test_pipeline_passed_to_a_function_of_the_file_converts_its_body():
     assert "@pipeline_def" not in out and "# dali-migrate" not in out
     assert "    output = next(pipe)\n" in out and "pipe.build()" not in out
     assert 'if out.device.device_type == "gpu":\n            out = out.cpu()' in out
-    assert "print(i, np.asarray(ndd.as_tensor(out)))" in out
+    assert "print(i, np.array(ndd.as_tensor(out)))" in out
 
 
 def test_function_that_also_gets_something_else_stays_with_its_pipelines():
@@ -143,7 +143,7 @@ def test_pipeline_inline_in_the_call_and_outputs_passed_on_convert():
     )
     out = convert(src)
     assert "@pipeline_def" not in out and "# dali-migrate" not in out
-    assert "print(np.asarray(pipe_out[0].select(0)), pipe_out[1].batch_size)" in out
+    assert "print(np.array(pipe_out[0].select(0)), pipe_out[1].batch_size)" in out
     assert "examine(next(pipe))" in out and "twice(p('d'))" in out
 
 
@@ -153,7 +153,7 @@ def test_outputs_passed_to_a_function_defined_twice_go_to_the_definition_above_t
     src = PIPE + "def examine(o):\n    print(o[0].at(0))\n\npipe = p('d')\nexamine(pipe.run())\n\ndef examine(o):\n    print(o)\n"
     out = convert(src)
     assert "@pipeline_def" not in out and "# dali-migrate" not in out
-    assert "def examine(o):\n    print(np.asarray(o[0].select(0)))\n" in out and "def examine(o):\n    print(o)\n" in out
+    assert "def examine(o):\n    print(np.array(o[0].select(0)))\n" in out and "def examine(o):\n    print(o)\n" in out
 
 
 def test_outputs_passed_to_a_function_defined_twice_from_a_function_are_left():
@@ -173,7 +173,7 @@ def test_function_body_that_would_differ_between_pipelines_is_left():
 
 def test_enumerated_outputs_are_batches():
     out = convert(PIPE + "pipe = p('d')\nfor i, out in enumerate(pipe.run()):\n    print(i, out.as_array(), len(out))\n")
-    assert "print(i, np.asarray(ndd.as_tensor(out)), out.batch_size)" in out
+    assert "print(i, np.array(ndd.as_tensor(out)), out.batch_size)" in out
 
 
 def test_class_checks_other_than_tensor_lists_are_left():
@@ -254,7 +254,7 @@ def test_output_copied_into_numpy_under_its_own_name():
     # DALI's video_label_example.py: the name holds the batch, then its NumPy copy
     out = convert(PIPE + "import numpy as np\npipe = p('d')\nfor i in range(3):\n    j, l = pipe.run()\n"
                          "    l = l.as_cpu().as_array()\n    print(l.shape, l[0])\nlast = l[0][0]\n")
-    assert "    j, l = next(pipe)\n    l = np.asarray(ndd.as_tensor(l.cpu()))\n    print(l.shape, l[0])\nlast = l[0][0]\n" in out
+    assert "    j, l = next(pipe)\n    l = np.array(ndd.as_tensor(l.cpu()))\n    print(l.shape, l[0])\nlast = l[0][0]\n" in out
     assert "# dali-migrate" not in out
 
 
@@ -384,3 +384,36 @@ def test_an_attribute_named_like_the_pipeline_variable_does_not_end_its_uses():
     stored = src.replace("cfg.pipe = 'files'", "cfg.pipe = pipe")
     out = convert(stored, header="")
     assert "@pipeline_def" in out and "the pipeline object `pipe` is used by `cfg.pipe = pipe`" in out, out
+
+
+CHANGED_COPIES = """\
+import numpy as np
+from nvidia.dali import fn, pipeline_def
+
+
+@pipeline_def(batch_size=2, num_threads=1, device_id=None)
+def p(root):
+    jpegs, labels = fn.readers.file(file_root=root)
+    return fn.decoders.image(jpegs, device="cpu"), labels
+
+
+def edited(root):
+    pipe = p(root)
+    pipe.build()
+    out = pipe.run()
+    first = out[0].at(0)
+    first[0] = 255
+    labels = out[1].as_array()
+    labels += 100
+    return int(out[0].at(0)[0].sum()), out[1].as_array().ravel().tolist()
+"""
+
+
+def test_at_and_as_array_give_copies_as_in_pipeline_mode(tmp_path, fixture_data):
+    """TensorList.at(i) and as_array() copy: changing what they gave leaves the batch as it was."""
+    from _helpers import run_both
+
+    out = convert(CHANGED_COPIES)
+    assert "first = np.array(out[0].select(0))" in out and "labels = np.array(ndd.as_tensor(out[1]))" in out
+    want, got = run_both(tmp_path, CHANGED_COPIES, out, "edited", str(fixture_data / "images"))
+    assert want == got and max(want[1]) < 100

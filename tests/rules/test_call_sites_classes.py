@@ -25,7 +25,7 @@ METHOD = (
 def test_method_factory_called_on_self_converts():
     out = convert(PIPE + METHOD)
     assert "@pipeline_def" not in out and "# dali-migrate" not in out
-    assert "        j, l = next(pipe)\n        return np.asarray(ndd.as_tensor(l))\n" in out
+    assert "        j, l = next(pipe)\n        return np.array(ndd.as_tensor(l))\n" in out
     assert "pipe.build()" not in out
 
 
@@ -83,7 +83,7 @@ def test_pipeline_stored_on_self_converts_in_every_method():
     out = convert(PIPE + STORED)
     assert "@pipeline_def" not in out and "# dali-migrate" not in out
     assert "self.pipe = p('d')\n\n" in out
-    assert "j, l = next(self.pipe)\n            print(np.asarray(l.select(0)))" in out
+    assert "j, l = next(self.pipe)\n            print(np.array(l.select(0)))" in out
 
 
 def test_iterator_over_stored_pipeline_gets_its_arguments_where_it_is_made():

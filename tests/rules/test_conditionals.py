@@ -298,3 +298,12 @@ def test_helper_checks_like_dali(module_name):
         per_sample_if(ndd.as_batch([np.array([True]), np.array([False])]), lambda x: x, lambda x: x, x)
     with pytest.raises(ValueError, match="Found distinct types"):
         per_sample_if(ndd.as_batch([np.array(True), np.array(False)]), lambda x: ndd.cast(x, dtype=ndd.float32), lambda x: x, x)
+
+
+def test_chained_comparison_on_data_is_marked():
+    # `1 <= lab < 2` is `(1 <= lab) and (lab < 2)` sample by sample in a pipeline; in Python the
+    # first Batch is true and the chain would give `lab < 2` alone
+    for body in ("lab = labels[0]\nif 1 <= lab < 2:\n    images = fn.flip(images)\n",
+                 "lab = labels[0]\nm = 1 <= lab < 2\nimages = images * m\n"):
+        out = cond(READ + body + "return images, labels\n")
+        assert marked(out) and "a chained comparison on DALI data" in out, out

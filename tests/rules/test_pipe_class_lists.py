@@ -103,7 +103,7 @@ def test_code_the_same_for_every_pipeline_is_written_once():
                 print(labels.at(0))
         ''')
     assert reasons == [], out
-    assert "        images, labels = next(pipe)\n        print(np.asarray(labels.select(0)))\n" in out
+    assert "        images, labels = next(pipe)\n        print(np.array(labels.select(0)))\n" in out
 
 
 MARKED = {
