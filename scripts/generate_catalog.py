@@ -175,6 +175,19 @@ def _loader_args(b, target) -> list:
         and default(target, name) == default(base, name))
 
 
+def _defaults(schema) -> dict:
+    """{argument: its default, as DALI prints it}: a rename keeps the arguments a call leaves out
+    only where both schemas default them alike (fast_resize_crop_mirror defaults antialias to
+    False, resize_crop_mirror to True)."""
+    out = {}
+    for name in schema.GetArgumentNames():
+        try:
+            out[name] = schema.GetArgumentDefaultValueString(name) if schema.HasArgumentDefaultValue(name) else None
+        except RuntimeError:
+            out[name] = None
+    return out
+
+
 def _facts(b, registry, schema_name: str) -> dict:
     """Schema facts.  Alias schemas (FileReader -> readers__File) report 0 inputs and no
     arguments of their own, so inputs/args/outputs are read from the alias target."""
@@ -231,7 +244,7 @@ def build_catalog() -> dict:
             return True
         f_old, f_new = facts[old], facts.get(new) or _facts(b, _registry, new)
         keys = ("args", "min_inputs", "max_inputs", "num_outputs", "default_num_outputs", "num_outputs_args")
-        return all(f_old[k] == f_new[k] for k in keys)
+        return all(f_old[k] == f_new[k] for k in keys) and _defaults(f_old["_schema"]) == _defaults(f_new["_schema"])
 
     entries = {}
     for fn_name, schema_name in sorted(fn_map.items()):

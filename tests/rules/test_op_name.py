@@ -60,3 +60,11 @@ def test_arguments_only_a_graph_takes_are_dropped(tmp_path, fixture_data):
     assert "name=" not in converted and "preserve" not in converted and "bytes_per_sample_hint" not in converted
     want, got = run_both(tmp_path, GRAPH_ARGS, converted, "first", str(fixture_data / "images"))
     assert want == got
+
+
+def test_deprecated_name_whose_replacement_defaults_otherwise_is_not_renamed():
+    # fast_resize_crop_mirror defaults antialias to False, resize_crop_mirror to True: renamed, the
+    # call would resize with antialiasing (other pixels); the catalog compares defaults too
+    out = pipeline("return fn.fast_resize_crop_mirror(x, crop=(20, 20), resize_x=40, resize_y=40)\n")
+    assert "@pipeline_def" in out and "resize_crop_mirror(" not in out.replace("fast_resize_crop_mirror(", "")
+    assert "fn.fast_resize_crop_mirror has no counterpart in dynamic mode" in out
