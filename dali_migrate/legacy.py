@@ -1625,6 +1625,10 @@ def _inline_helpers(body: list, helpers: dict, outer: set, later: set, used: set
             raise _NotSimple(f"{name}() uses one of its variables in a comprehension: convert by hand")
         returned_nodes = [returned] if returned is not None else []
         free = read_names(*hbody, *returned_nodes) - variables - set(substituted) - {"self"}
+        # a default the call leaves to the helper was evaluated in the helper's own scope (its
+        # module's `size`), not the caller's, which may bind the name (a parameter `size`)
+        declared = {q.name.value: q for q in [*func.params.posonly_params, *func.params.params, *func.params.kwonly_params]}
+        free |= read_names(*(v for q, v in binding if declared[q].default is v)) - {"self"}
         caller_binds = outer | _assigned(*out, *body)
         if free & caller_binds:
             raise _NotSimple(

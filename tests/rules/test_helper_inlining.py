@@ -165,3 +165,14 @@ def test_why_a_pipeline_fails_with_a_helper_written_in_names_the_helpers_own_var
     assert "not converted with aug() written into it: `images`, which comes from `make_reader(root)`" in out, out
     assert "images_2" not in out and "(`fn.decoders.image(images)`)" in out
     assert convert(out, header="") == out
+
+
+def test_helper_default_naming_a_global_the_pipeline_binds_is_not_inlined():
+    # out_size=size was the module's size when augment() was defined; inlined, `size` would be the
+    # pipeline's parameter (16 instead of 32)
+    helper = "size = 32\n\n\ndef augment(images, out_size=size):\n    return fn.resize(images, size=out_size)\n\n\n"
+    body = "    images = augment(fn.decoders.image(j))\n    return images, l\n"
+    out = convert(helper + _PIPE.replace("def p(root):", "def p(root, size=16):") + body)
+    assert "@pipeline_def" in out and "augment() reads size from the module, a name the code that calls it binds" in out
+    out = convert(helper + _PIPE + body)
+    assert "dali-migrate:" not in out and "images = ndd.resize(images_2, size=size)" in out
