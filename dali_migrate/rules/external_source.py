@@ -1273,7 +1273,54 @@ def _blocker(call, op, ctx):
     if whole[0] == "fed" and size is not None:
         # Before any rewrite: a pipeline runs at the fed batch's size, not at batch_size.
         ctx.batch_size = size
+    elif whole[0] in ("loop", "draw"):
+        size = _drawn_batch_size(ctx, whole[1])
+        if size is not None:
+            ctx.batch_size = size
     return None
+
+
+def _sized_source(ctx, found):
+    """The source whose drawn batch gives an iteration's batch size, where operators that make a
+    batch of their own need it: the first one drawn (as _prepare orders them), if it gives whole
+    batches (a per-sample callable always gives batch_size samples) and no reader or iter_setup
+    sets the size; else None."""
+    from dali_migrate.rules.batch_size import needs_batch_size
+
+    info = ctx.pipeline
+    if any(op.is_reader for _, op in info.op_calls) or any(s is FED for _, s in found):
+        return None
+    sourced = sorted((s for _, s in found if isinstance(s, _Source)), key=lambda s: not s.parallel)
+    if not sourced or not sourced[0].batch:
+        return None
+    if not any(op.fn_name != "external_source" and (needs_batch_size(c, op) or op.fn_name == "constant")
+               for c, op in info.op_calls):
+        return None
+    return sourced[0]
+
+
+def _drawn_batch_size(ctx, found):
+    """The name that holds the batch size of the iteration (``len`` of the batch the first source
+    gave), for operators that make a batch of their own: a pipeline runs each iteration at the
+    size of its sources' batch, and a source's last batch may be short (random operators given
+    batch_size would draw for samples that are not there). None where it is batch_size."""
+    info = ctx.pipeline
+    if _sized_source(ctx, found) is None:
+        return None
+    name = info.__dict__.get("_es_batch_size")
+    if name is None:
+        name = info.__dict__["_es_batch_size"] = fresh_name("source_batch_size", ctx.taken)
+    return name
+
+
+def _size_line(ctx, s, data):
+    """``source_batch_size = len(<data>)`` for the source ``s`` (:func:`_drawn_batch_size`), or []."""
+    name = ctx.pipeline.__dict__.get("_es_batch_size")
+    if name is None or not isinstance(s, _Source) or s is not ctx.pipeline.__dict__.get("_es_sized"):
+        return []
+    ctx.taken.add(name)
+    first = f"{data}[0]" if s.outputs is not None else data
+    return [_stmt(f"{name} = len({first})\n")]
 
 
 def _iterator(s: _Source, src: str, ctx, epoch: str = "0") -> str:
@@ -1360,6 +1407,8 @@ def _restart(ctx, sourced: list, names: dict):
     if tested:
         test = " or ".join(f"{n} is {end}" for n in tested)
         draws.append(_stmt(f"if {test}:\n" + end_block(again, "    ")))
+    for call, s in sourced:
+        draws += _size_line(ctx, s, names[id(call)][1])
     return Restart(setup, draws, again)
 
 
@@ -1382,6 +1431,7 @@ def _prepare(ctx) -> dict:
         return state
     sourced = [(call, s) for call, s in found if s is not FED]
     ctx.sources_made = [*ctx.sources_made, *(_arg(call, "source").value for call, _ in sourced)]
+    ctx.pipeline.__dict__["_es_sized"] = _sized_source(ctx, found) if ctx.pipeline.__dict__.get("_es_batch_size") else None
     names: dict = {}
     if mode == "loop":
         call, s = sourced[0]
@@ -1390,6 +1440,7 @@ def _prepare(ctx) -> dict:
         ctx.loop_setup = [*ctx.loop_setup, _stmt(f"{src} = {code(_arg(call, 'source').value)}\n")]
         loop = src if s.kind == "iterable" else _iterator(s, src, ctx)
         ctx.source_loop = (templates.expression(loop), data)
+        ctx.draws = [*ctx.draws, *_size_line(ctx, s, data)]
         state[id(call)] = data
         names[id(call)] = (src, data, fresh_name("source_iter", ctx.taken))
         ctx.restart = _restart(ctx, sourced, names)
@@ -1424,6 +1475,8 @@ def _prepare(ctx) -> dict:
     if not (len(sourced) == 1 and sourced[0][1].cycle == "raise"):
         test = " or ".join(f"{n} is {end}" for n in tested)
         draws.append(_stmt(f"if {test}:\n    return\n"))
+    for call, s in sourced:
+        draws += _size_line(ctx, s, state[id(call)])
     ctx.loop_setup = [*ctx.loop_setup, *setup]
     ctx.draws = [*ctx.draws, *draws]
     ctx.restart = _restart(ctx, sourced, names)

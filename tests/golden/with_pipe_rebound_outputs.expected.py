@@ -39,6 +39,7 @@ def pipe_batches_45(*, batch_size=batch_size, num_threads=2, device_id=0, seed=N
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
     source_2 = get_pairs
     for source_data in map(lambda i: source_2(), itertools.count()):
+        source_batch_size = len(source_data[0])
         with ctx:
             l, r = ndd.batch(source_data[0]), ndd.batch(source_data[1])
             outputs = l * 0.5, 20.0 - r, ndd.tensor(3, dtype=ndd.uint8) * r

@@ -627,3 +627,61 @@ def test_a_sources_batch_is_copied_as_the_pipeline_copies_it(tmp_path):
     assert want == got == [[[0, 0], [1, 1]], [[10, 10], [11, 11]], [[20, 20], [21, 21]]]
     no_copy = convert(REUSED_BUFFER.format(params="", extra=", no_copy=True"))
     assert "ndd.as_batch(source_data)" in no_copy
+
+
+SHORT_LAST_BATCH = """\
+import numpy as np
+from nvidia.dali import fn, pipeline_def, types
+
+
+class ExternalInputIterator:
+    def __init__(self, batch_size, n):
+        self.batch_size, self.n = batch_size, n
+
+    def __iter__(self):
+        self.i = 0
+        return self
+
+    def __next__(self):
+        if self.i >= self.n:
+            raise StopIteration
+        batch = []
+        for _ in range(self.batch_size):
+            if self.i >= self.n:
+                break
+            batch.append(np.full((2, 2, 3), self.i, dtype=np.uint8))
+            self.i += 1
+        return batch
+
+
+@pipeline_def(batch_size=2, num_threads=1, device_id=None, seed=3)
+def mirror_pipe():
+    images = fn.external_source(source=ExternalInputIterator(2, 3), layout="HWC")
+    flip = fn.random.coin_flip()
+    return fn.crop_mirror_normalize(images, mirror=flip, dtype=types.UINT8), flip
+
+
+def sizes():
+    pipe = mirror_pipe()
+    pipe.build()
+    seen = []
+    while True:
+        try:
+            images, flips = pipe.run()
+        except StopIteration:
+            return seen
+        seen.append((len([np.asarray(t) for t in images]), len([np.asarray(t) for t in flips])))
+"""
+
+
+def test_a_sources_short_last_batch_sizes_the_operators_that_make_a_batch(tmp_path):
+    """A pipeline runs each iteration at the size of the batch its source gave: the last one of
+    three samples in twos has one sample, and one coin flip. Given batch_size, the converted coin
+    flip drew two (and crop_mirror_normalize raised on the mismatch)."""
+    from _helpers import run_both
+
+    out = convert(SHORT_LAST_BATCH)
+    assert "source_batch_size = len(source_data)" in out
+    assert "ndd.random.coin_flip(batch_size=source_batch_size, rng=rng)" in out
+    want, got = run_both(tmp_path, SHORT_LAST_BATCH, out, "sizes")
+    assert want == got == [(2, 2), (1, 1)]
