@@ -66,21 +66,26 @@ SHUFFLED = (
 )
 
 
+def _check_orders(tmp_path, src, out, root, fixed: bool):
+    """Three runs of the original and of the converted code: the same order every run in each
+    exactly where ``fixed`` (a pipeline seed), a new one every run otherwise."""
+    from _modules import load_source
+
+    orders = {kind: [getattr(load_source(tmp_path, f"{kind}_{i}", text), "first_labels")(root) for i in range(3)]
+              for kind, text in (("original", src), ("converted", out))}
+    for kind, runs in orders.items():
+        assert (len({tuple(r) for r in runs}) == 1) == fixed, (kind, runs)
+
+
 @pytest.mark.parametrize("seed", ["", ", seed=5"], ids=["unseeded", "seeded"])
 def test_shuffle_order_changes_between_runs_only_without_a_seed(tmp_path, fixture_data, seed):
     """Without a seed a pipeline draws one each time it is made, so its reader's order changes from
     run to run; ndd's reader given seed=None would shuffle the same way every time. With one, the
     order is the same every time, in both."""
-    from _modules import load_source
-
     src = HEADER + SHUFFLED.format(seed=seed)
     out = convert_source(src).output
     assert "@pipeline_def" not in out and "seed=seed_or_random" in out
-    root = str(fixture_data / "images")
-    orders = {kind: [getattr(load_source(tmp_path, f"{kind}_{i}", text), "first_labels")(root) for i in range(3)]
-              for kind, text in (("original", src), ("converted", out))}
-    for kind, runs in orders.items():
-        assert (len({tuple(r) for r in runs}) == 1) == bool(seed), (kind, runs)
+    _check_orders(tmp_path, src, out, str(fixture_data / "images"), fixed=bool(seed))
 
 
 OWN_SEED_NONE = SHUFFLED.replace("def labels_pipe(root):", "def labels_pipe(root, s=None):").replace(
@@ -93,16 +98,10 @@ def test_reader_seed_that_is_none_is_no_seed(tmp_path, fixture_data, seed):
     """A reader given seed=None takes a seed from the pipeline's, as one without seed= does: the
     same order every run only where the pipeline has a seed. ndd's reader given seed=None would
     shuffle in one fixed order whatever the pipeline's seed."""
-    from _modules import load_source
-
     src = HEADER + OWN_SEED_NONE.format(seed=seed)
     out = convert_source(src).output
     assert "@pipeline_def" not in out and "seed=s if s is not None else seed_or_random)" in out
-    root = str(fixture_data / "images")
-    orders = {kind: [getattr(load_source(tmp_path, f"{kind}_{i}", text), "first_labels")(root) for i in range(3)]
-              for kind, text in (("original", src), ("converted", out))}
-    for kind, runs in orders.items():
-        assert (len({tuple(r) for r in runs}) == 1) == bool(seed), (kind, runs)
+    _check_orders(tmp_path, src, out, str(fixture_data / "images"), fixed=bool(seed))
 
 
 def test_reader_seed_written_none_takes_the_pipeline_seed():
