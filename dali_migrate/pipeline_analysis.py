@@ -781,6 +781,7 @@ def _classify(info: PipelineInfo, params: set) -> None:
     call_ids = {id(c) for c, _ in info.op_calls}
     readers = info.reader_indices
     current = {id(node) for node, _ in info.current_reads}
+    changed_after_read = False  # (reported once)
     for i, stmt in enumerate(info.statements):
         assigned = _assigned_names(stmt)
         if pipeline_current.reads_itself(stmt, current):
@@ -795,7 +796,8 @@ def _classify(info: PipelineInfo, params: set) -> None:
         # (a plain statement, per iteration only because it binds a name an operator read again)
         again = sorted(assigned & read_by_graph & setup_names) if not (has_call or used & graph_names) else []
         changed = sorted(_changed_in_place(stmt) & read_by_graph) if not is_graph else []
-        if (again or changed) and not any("after an operator read it" in b for b in info.blockers):
+        if (again or changed) and not changed_after_read:
+            changed_after_read = True
             # `size = 16; small = fn.resize(x, size=size); size *= 2`: the operator took the value
             # it had then; converted, the first binding runs once before the loop and the second
             # every iteration (16, 32, 64...), or a change in place runs before any operator

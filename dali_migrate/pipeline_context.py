@@ -7,7 +7,7 @@ import dataclasses
 import libcst as cst
 
 from dali_migrate.catalog import Catalog
-from dali_migrate import cst_walk
+from dali_migrate import cst_walk, own_seed
 from dali_migrate.cst_util import attr_chain, fresh_name
 from dali_migrate.dali_imports import DaliNames
 
@@ -101,8 +101,6 @@ class PipelineContext:
     def hoist_rng(self, base: str, seed: cst.BaseExpression) -> cst.Name:
         """A separate RNG for an operator that had its own ``seed=``, created once before the loop;
         where that seed may be None, the pipeline-wide RNG then (``own_seed``)."""
-        from dali_migrate import own_seed
-
         name = fresh_name(base, self.taken)
         # A call in the seed was evaluated where the pipeline made the operator
         # (rules/build_time_calls.py: `seed_2 = pick_seed()` at that statement's place, in the

@@ -164,28 +164,23 @@ def _loader_args(b, target) -> list:
     say which schemas a schema inherits, so an argument counts where the reader has it with
     LoaderBase's own documentation and default (a reader that redefines one has its own)."""
     base = b.GetSchema("LoaderBase")
-
-    def default(schema, name):
-        has = schema.HasArgumentDefaultValue(name)
-        return has, schema.GetArgumentDefaultValueString(name) if has else None
-
     return sorted(
         name for name in base.GetArgumentNames()
         if target.HasArgument(name) and target.GetArgumentDox(name) == base.GetArgumentDox(name)
-        and default(target, name) == default(base, name))
+        and _default(target, name) == _default(base, name))
+
+
+def _default(schema, name) -> tuple:
+    """(whether the argument has a default, that default as DALI prints it)."""
+    has = schema.HasArgumentDefaultValue(name)
+    return has, schema.GetArgumentDefaultValueString(name) if has else None
 
 
 def _defaults(schema) -> dict:
-    """{argument: its default, as DALI prints it}: a rename keeps the arguments a call leaves out
-    only where both schemas default them alike (fast_resize_crop_mirror defaults antialias to
-    False, resize_crop_mirror to True)."""
-    out = {}
-    for name in schema.GetArgumentNames():
-        try:
-            out[name] = schema.GetArgumentDefaultValueString(name) if schema.HasArgumentDefaultValue(name) else None
-        except RuntimeError:
-            out[name] = None
-    return out
+    """{argument: :func:`_default`}: a rename keeps the arguments a call leaves out only where both
+    schemas default them alike (fast_resize_crop_mirror defaults antialias to False,
+    resize_crop_mirror to True)."""
+    return {name: _default(schema, name) for name in schema.GetArgumentNames()}
 
 
 def _facts(b, registry, schema_name: str) -> dict:

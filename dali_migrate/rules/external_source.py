@@ -1014,7 +1014,6 @@ def _pipeline_plan(ctx):
 def _check_fed(found, info, drawn) -> Optional[str]:
     """Why a pipeline fed from outside cannot become a function of the fed batches, or None."""
     from dali_migrate.pipeline_analysis import _assigned_names
-    from dali_migrate.rules.batch_size import needs_batch_size
 
     if drawn or not all(isinstance(s, _Fed) for _, s in found):
         return (
@@ -1050,17 +1049,13 @@ def _source_batch_name(found, info):
     iteration at the size of the batch its sources give (a source's last batch may be short).
     None where no operator needs it; False where the batch is not so named before them."""
     from dali_migrate.pipeline_analysis import _assigned_names
-    from dali_migrate.rules.batch_size import needs_batch_size
 
     first, at = None, None
     for call, s in found:
         i, stmt = _statement_of(call, info)
         if i is not None and (at is None or i < at):
             at, first = i, stmt
-    size_users = [
-        c for c, op in info.op_calls
-        if op.fn_name != "external_source" and (needs_batch_size(c, op) or op.fn_name == "constant")
-    ]
+    size_users = _batch_size_users(info)
     if not size_users:
         return None
     ok = (
@@ -1280,21 +1275,27 @@ def _blocker(call, op, ctx):
     return None
 
 
+def _batch_size_users(info) -> list:
+    """The pipeline's operator calls that make a batch of their own (random ones, those without
+    inputs, constants): they are given the iteration's batch size."""
+    from dali_migrate.rules.batch_size import needs_batch_size
+
+    return [
+        c for c, op in info.op_calls
+        if op.fn_name != "external_source" and (needs_batch_size(c, op) or op.fn_name == "constant")
+    ]
+
+
 def _sized_source(ctx, found):
     """The source whose drawn batch gives an iteration's batch size, where operators that make a
     batch of their own need it: the first one drawn (as _prepare orders them), if it gives whole
     batches (a per-sample callable always gives batch_size samples) and no reader or iter_setup
     sets the size; else None."""
-    from dali_migrate.rules.batch_size import needs_batch_size
-
     info = ctx.pipeline
     if any(op.is_reader for _, op in info.op_calls) or any(s is FED for _, s in found):
         return None
     sourced = sorted((s for _, s in found if isinstance(s, _Source)), key=lambda s: not s.parallel)
-    if not sourced or not sourced[0].batch:
-        return None
-    if not any(op.fn_name != "external_source" and (needs_batch_size(c, op) or op.fn_name == "constant")
-               for c, op in info.op_calls):
+    if not sourced or not sourced[0].batch or not _batch_size_users(info):
         return None
     return sourced[0]
 

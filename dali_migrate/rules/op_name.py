@@ -40,7 +40,7 @@ _GRAPH_ONLY = ("name", "preserve", "bytes_per_sample_hint")
 def _rewrite(call, op, ctx):
     if op.ndd_name is None:
         return call
-    return without_kwargs(call, list(_GRAPH_ONLY)).with_changes(func=ctx.ndd_attr(op.ndd_name))
+    return without_kwargs(call, _GRAPH_ONLY).with_changes(func=ctx.ndd_attr(op.ndd_name))
 
 
 RULE = OpCallRule(
