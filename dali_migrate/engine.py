@@ -454,6 +454,8 @@ class _Converter:
             conditionals_rule.check(info, ctx, enabled=_on(conditionals_rule.RULE, self.enabled))
             if not info.blockers:
                 self._build_time_calls(info, ctx, helpers)
+            if info.rebound_in_loop is not None and not info.blockers:
+                info.blockers.append(info.rebound_in_loop)
             if info.blockers:
                 self.reasons[func.name.value] = list(info.blockers)
                 self.left += 1

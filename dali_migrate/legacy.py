@@ -981,7 +981,7 @@ def _if_bodies(node: cst.If) -> list:
     return [s for _, body in _if_chain(node) for s in body]
 
 
-def _expand_choices(graph_body: list, setup_stmts: list, choices: list, chosen: dict, values: dict) -> list:
+def _expand_choices(graph_body: list, setup_stmts: list, choices: list, chosen: dict, local: dict) -> list:
     """define_graph with each statement that calls an operator __init__ chose under an ``if`` made
     an ``if`` on the same condition, the branch's operator in each branch (inside define_graph's
     own ``if`` on that condition, the operator of that branch); operators are then
@@ -995,8 +995,6 @@ def _expand_choices(graph_body: list, setup_stmts: list, choices: list, chosen: 
             f"{sorted(changed)[0]} is set again after __init__'s `if` that reads it chose operators "
             "(the condition would not give the same answer where define_graph calls them)"
         )
-    local = {k: k for k in values}
-
     def decided(test) -> Optional[tuple]:
         """(choice, {branches where ``test`` holds}) for define_graph's ``if``: the condition of
         one of __init__'s branches spelled the same, or a test of values that each branch of one
@@ -1893,9 +1891,19 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
     chosen: dict = {}  # member -> (index in choices, {branch: synthetic member})
     read_by_choices: set = set()  # names (and self's values) the conditions read
     read_by_ops: set = set()  # self's values that operators' arguments read
+    # self.<value> is the local of the same name, or of a new one where that name is a variable
+    # of the class's code too (self.dataset = iter(dataset); crop = 224; self.crop = crop + 32)
+    attr_local: dict = {}
+    variables = param_names | read_names(*init_body, *graph_stmts, *setup_stmts, *helpers.values())
+
+    def self_table() -> dict:
+        return {**settings_locals, **{k: attr_local.get(k, k) for k in values}}
+
+    def value_locals() -> set:
+        return set(values) | set(attr_local.values())
 
     def _choose_operators(stmt: cst.If, gi: int) -> list:
-        choice = _init_if(stmt, names, {**settings_locals, **{k: k for k in values}})
+        choice = _init_if(stmt, names, self_table())
         first = first_line(stmt)
         has_else = choice.tests[-1] is None
         members = set().union(*choice.calls)
@@ -1910,7 +1918,7 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
                 raise _NotSimple(f"self.{attr} is set both under `{first}` and outside it")
         # what the condition reads must be __init__'s own (parameters, its locals, self's values):
         # a module variable may have been set again by the time the converted loop reads it
-        own = param_names | set(settings_locals.values()) | set(values) | _assigned(*init_body)
+        own = param_names | set(settings_locals.values()) | value_locals() | _assigned(*init_body)
         for test in choice.tests:
             if test is not None:
                 outside = sorted(read_names(test) - own - set(names.aliases) - {"True", "False", "None"})
@@ -1967,7 +1975,7 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
             return []  # conditions read values only: nothing is lost by not evaluating them here
         return [new]
 
-    for stmt in init_body:
+    for at, stmt in enumerate(init_body):
         if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1:
             small = stmt.body[0]
             if m.matches(small, m.Expr(m.Call(func=m.Attribute(attr=m.Name("__init__"))))):
@@ -2001,9 +2009,7 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
                     # (a visit rebuilds every node it passes: _WithoutComments runs only where a comment
                     # is, and most calls have none)
                     value = small.value.visit(_WithoutComments()) if cst_walk.comments(small.value) else small.value
-                    ops_members[attr] = _self_reads(
-                        value, {**settings_locals, **{k: k for k in values}}, f"self.{attr} = ..."
-                    )
+                    ops_members[attr] = _self_reads(value, self_table(), f"self.{attr} = ...")
                     read_by_ops |= _self_attrs(small.value)
                     op_comments.setdefault(attr, []).extend(_comment_lines(stmt))
                     continue
@@ -2013,12 +2019,17 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
                     # the operator's call is written where define_graph calls it: it would see the new value
                     raise _NotSimple(f"self.{attr} is set again after an operator's arguments read it")
                 # e.g. self.iterator = iter(self.external_data): the members it reads are locals by now
-                value = _self_reads(small.value, {**settings_locals, **{k: k for k in values}}, f"self.{attr} = ...")
-                if attr in param_names and not m.matches(value, m.Name(attr)):
-                    raise _NotSimple(f"self.{attr} shadows the parameter {attr}")
+                value = _self_reads(small.value, self_table(), f"self.{attr} = ...")
+                local = attr_local.get(attr, attr)
+                if attr not in attr_local and attr in variables and not (
+                    m.matches(value, m.Name(attr)) and attr not in _assigned(*init_body[at + 1 :], *graph_stmts, *setup_stmts)
+                ):
+                    # the variable keeps its own value: __init__'s later code, define_graph or
+                    # the operators may read it (self.x = x stays x while nothing binds x again)
+                    local = attr_local[attr] = fresh_name(attr, used_names)
                 values[attr] = value
-                if not m.matches(value, m.Name(attr)):
-                    setup.append(stmt.with_changes(body=[cst.Assign([cst.AssignTarget(cst.Name(attr))], value)]))
+                if not m.matches(value, m.Name(local)):
+                    setup.append(stmt.with_changes(body=[cst.Assign([cst.AssignTarget(cst.Name(local))], value)]))
                 continue
         if isinstance(stmt, cst.If) and self_name in names_in(stmt) and settings is not None:
             setup.extend(_choose_operators(stmt, len(choices)))
@@ -2033,7 +2044,7 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
                 # print('DALI "{0}" variant'.format(self.dali_device)): the value is a local by now
                 if settings is None or _self_targets(stmt):
                     raise _NotSimple(first)
-                stmt = _self_reads(stmt, {**settings_locals, **{k: k for k in values}}, "__init__")
+                stmt = _self_reads(stmt, self_table(), "__init__")
             except _NotSimple:
                 raise _NotSimple(f"__init__ does more than create operators and store values: {first[:60]}") from None
         if _assigned(stmt) & read_by_choices:
@@ -2048,19 +2059,19 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
     graph_body = graph_stmts
     iter_setup = eff.iter_setup
     if helpers:
-        outer = param_names | set(values) | set(_SETTINGS) | _assigned(*setup) | set(settings_locals.values())
+        outer = param_names | value_locals() | set(_SETTINGS) | _assigned(*setup) | set(settings_locals.values())
         graph_body = _inline_helpers(graph_body, helpers, outer, set(), used_names)
         if iter_setup is not None:
             inlined = _inline_helpers(setup_stmts, helpers, outer | _assigned(*graph_body), read_names(*graph_body), used_names)
             iter_setup = iter_setup.with_changes(body=iter_setup.body.with_changes(body=inlined))
 
     if chosen:
-        graph_body = _expand_choices(graph_body, setup_stmts, choices, chosen, values)
+        graph_body = _expand_choices(graph_body, setup_stmts, choices, chosen, {k: attr_local.get(k, k) for k in values})
 
     # define_graph and iter_setup ran in scopes of their own: a name they read from outside the
     # class (a module's variable) that __init__ binds, as a parameter or a local, would read
     # __init__'s value once they are one function
-    init_bound = param_names | set(values) | _assigned(*setup) | set(settings_locals.values())
+    init_bound = param_names | value_locals() | _assigned(*setup) | set(settings_locals.values())
     read_by_made_ops = read_names(*ops_members.values())
     graph_renames: dict = {}  # define_graph's locals that take new names (see below)
     for what, stmts in (("define_graph", graph_stmts), ("iter_setup", setup_stmts)):
@@ -2105,7 +2116,7 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
     graph_attrs = _self_targets(*graph_body)
     if graph_attrs & set(values):
         raise _NotSimple(f"self.{sorted(graph_attrs & set(values))[0]} is set both in __init__ and in define_graph")
-    bound = param_names | set(values) | set(_SETTINGS) | _assigned(*setup, *graph_body)
+    bound = param_names | value_locals() | set(_SETTINGS) | _assigned(*setup, *graph_body)
     spelled = bound | read_names(*setup, *graph_body)
     used = set(taken) | spelled
     graph_locals = {attr: (attr if attr not in spelled else fresh_name(attr, used)) for attr in sorted(graph_attrs)}
@@ -2113,7 +2124,7 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
 
     draws, feeds = [], {}
     if iter_setup is not None:
-        locals_of = {**settings_locals, **{k: k for k in values}}
+        locals_of = self_table()
         draws, feeds, writes = _iter_setup(
             iter_setup, locals_of, set(values), bound | set(graph_locals.values()),
             spelled | set(graph_locals.values()), used, graph_attrs, shared,
@@ -2188,7 +2199,7 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
             if type(original.value) is cst.Name and original.value.value == self_name:
                 attr = original.attr.value
                 if attr in values:
-                    return cst.Name(attr)
+                    return cst.Name(attr_local.get(attr, attr))
                 if attr in graph_locals:
                     return cst.Name(graph_locals[attr])
                 if attr in settings_locals:

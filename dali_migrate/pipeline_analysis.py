@@ -127,6 +127,9 @@ class PipelineInfo:
     #: indices of the statements ``device_id = Pipeline.current().device_id``: the converted
     #: function's setting of that name holds the value already, and they go
     self_reads: set = dataclasses.field(default_factory=set)
+    #: why the loop would read a value of the iteration before (``size = fn.x() * size``); the
+    #: engine adds it after the other reasons, which say more where there are any
+    rebound_in_loop: Optional[str] = None
     #: ids of the arithmetic operands (as written) moved with .gpu() (rules/arithmetic_device.py)
     to_gpu: set = dataclasses.field(default_factory=set)
 
@@ -782,6 +785,8 @@ def _classify(info: PipelineInfo, params: set) -> None:
     readers = info.reader_indices
     current = {id(node) for node, _ in info.current_reads}
     changed_after_read = False  # (reported once)
+    loop_reads: set = set()  # names the loop reads before it binds them: the value they had before it
+    loop_binds: set = set()
     for i, stmt in enumerate(info.statements):
         assigned = _assigned_names(stmt)
         if pipeline_current.reads_itself(stmt, current):
@@ -805,12 +810,85 @@ def _classify(info: PipelineInfo, params: set) -> None:
                 f"`{(again or changed)[0]}` is changed after an operator read it, when the pipeline was built "
                 "(the converted loop would not see the values it had then): give each value a name of its own, then convert")
         if is_graph:
+            loop_reads |= _reads_before_binding(stmt) - loop_binds
+            looped = sorted(assigned & setup_names & loop_reads)
+            if looped and info.rebound_in_loop is None:
+                # `size = fn.random.uniform(...) * size` (size a parameter): the pipeline computed it
+                # once, from the parameter; the converted loop would compute it again each
+                # iteration from the batch of the one before
+                info.rebound_in_loop = (
+                    f"`{looped[0]}` is read and then bound again by statements that run every iteration: the "
+                    "converted loop would read the value of the iteration before from the second on; give the "
+                    "new value a name of its own, then convert")
+            loop_binds |= assigned
             graph_names |= assigned
             read_by_graph |= used
         else:
             info.setup.add(i)
             setup_names |= assigned
     info.setup_names = setup_names
+
+
+def _reads_before_binding(stmt) -> set:
+    """Names ``stmt`` may read before it binds them (a superset): an assignment's value, an
+    augmented assignment's target, an ``if``'s test and what its branches read before they bind
+    it, likewise a loop's or ``with``'s; any name other statements spell."""
+    return _reads_in([stmt], set())
+
+
+def _reads_in(stmts, bound: set) -> set:
+    """What ``stmts``, run in order, may read before binding it; ``bound`` grows by what they
+    surely bind."""
+    out: set = set()
+    for stmt in stmts:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Assign):
+                    reads = names_in(small.value)
+                    for t in small.targets:
+                        reads |= _target_reads(t.target)
+                elif isinstance(small, cst.AnnAssign):
+                    reads = (names_in(small.value) if small.value is not None else set()) | _target_reads(small.target)
+                else:
+                    reads = names_in(small)
+                out |= reads - bound
+                bound |= _assigned_names(small)
+        elif isinstance(stmt, cst.If):
+            out |= names_in(stmt.test) - bound
+            branches, node, has_else = [], stmt, False
+            while True:
+                branches.append(node.body.body)
+                node = node.orelse
+                if isinstance(node, cst.If):
+                    out |= names_in(node.test) - bound
+                    continue
+                if isinstance(node, cst.Else):
+                    branches.append(node.body.body)
+                    has_else = True
+                break
+            after = []
+            for body in branches:
+                mine = set(bound)
+                out |= _reads_in(body, mine)
+                after.append(mine)
+            if has_else:  # one of the branches runs
+                bound |= set.intersection(*after)
+        else:  # loops, with, try...: every name spelled, in any order
+            out |= names_in(stmt) - bound
+            if isinstance(stmt, cst.With):  # (a loop's body may not run, a try's may stop early)
+                bound |= _assigned_names(stmt)
+    return out
+
+
+def _target_reads(target) -> set:
+    """Names an assignment target reads (``w[i] = ...`` reads w and i; ``a, b = ...`` reads none)."""
+    if isinstance(target, cst.Name):
+        return set()
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return set().union(*(_target_reads(e.value) for e in target.elements))
+    if isinstance(target, cst.StarredElement):
+        return _target_reads(target.value)
+    return names_in(target)
 
 
 def _changed_in_place(stmt) -> set:

@@ -231,7 +231,11 @@ def _source_kind(expr, module, pipeline):
         and expr.value in _param_names(pipeline)
     ):
         return _parameter_kind(expr.value, module, pipeline)
-    if isinstance(expr, (cst.List, cst.Tuple)):
+    if isinstance(expr, (cst.List, cst.Tuple)) or _iter_call(expr, module):
+        return ("iterable", None)
+    if isinstance(expr, cst.Name) and pipeline is not None and _iter_call(_only_binding(pipeline, expr.value), module):
+        # `self.data = iter(data)` in a Pipeline subclass: the iterator made once, when the
+        # pipeline is (the converted code makes it where the pipeline was made, too)
         return ("iterable", None)
     if isinstance(expr, cst.Lambda):
         p = expr.params
@@ -267,6 +271,29 @@ def _source_kind(expr, module, pipeline):
             if kind is not None:
                 return kind
     return f"cannot tell whether the source `{one_line(expr)}` is a callable, an iterable or a generator function: convert by hand"
+
+
+def _iter_call(expr, module) -> bool:
+    """``iter(x)``, Python's own iter (the file binds no other): an iterator, which DALI takes as
+    an iterable (iter() of it is itself)."""
+    return (
+        isinstance(expr, cst.Call) and _is_name(expr.func, "iter") and len(expr.args) == 1
+        and not expr.args[0].star and expr.args[0].keyword is None
+        and module is not None and _binding_count(module, "iter") == 0
+    )
+
+
+def _only_binding(func: cst.FunctionDef, name: str):
+    """The value of ``name = value``, a statement of ``func``'s body, where that is the one
+    binding of ``name`` in ``func``; else None."""
+    if _binding_count(func, name) != 1:
+        return None
+    for stmt in func.body.body:
+        if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1:
+            small = stmt.body[0]
+            if isinstance(small, cst.Assign) and len(small.targets) == 1 and _is_name(small.targets[0].target, name):
+                return small.value
+    return None
 
 
 def _def_kind(d: cst.FunctionDef, label: str):

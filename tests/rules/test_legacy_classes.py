@@ -1076,3 +1076,68 @@ def test_a_setting_the_body_computes_still_clashes():
                                "Pipeline.__init__(self, batch_size, 1, None, seed=seed + 1)\n")
     out = convert(src, header=HEADER)
     assert "clash with the pipeline settings" in out or "dali-migrate:" in out
+
+
+SHADOWED = '''
+import numpy as np
+import nvidia.dali.fn as fn
+import nvidia.dali.ops as ops
+from nvidia.dali.pipeline import Pipeline
+
+
+class P(Pipeline):
+    def __init__(self, batch_size, num_threads, device_id, data_dir, size, samples):
+        super().__init__(batch_size, num_threads, device_id, seed=3)
+        crop = 24
+        self.crop = crop + 8  # another value under the name of a local
+        self.size = size * 2  # ... and of a parameter
+        self.samples = iter(samples)  # an iterator of the parameter (a source)
+        self.input = ops.readers.File(file_root=data_dir)
+        self.decode = ops.decoders.Image(device="cpu")
+        self.res = ops.Resize(resize_x=crop, resize_y=size)
+
+    def define_graph(self):
+        jpegs, labels = self.input()
+        images = self.res(self.decode(jpegs))
+        extra = fn.external_source(source=self.samples)
+        return images, fn.resize(images, resize_x=self.crop, resize_y=self.size), extra
+'''
+
+
+def test_a_value_kept_on_self_under_a_variable_s_name_gets_a_local_of_its_own(tmp_path, fixture_data):
+    """self.crop = crop + 32 beside the local crop, self.dataset = iter(dataset) beside the
+    parameter: each value a local of its own, what the operators read unchanged."""
+    from dali_migrate.engine import convert_source
+    from dali_migrate.testing import assert_equivalent
+
+    r = convert_source(SHADOWED)
+    assert not r.markers, r.output
+    assert "crop_2 = crop + 8" in r.output and "size_2 = size * 2" in r.output and "samples_2 = iter(samples)" in r.output
+    (tmp_path / "orig.py").write_text(SHADOWED)
+    (tmp_path / "conv.py").write_text(r.output)
+    import numpy as np
+
+    verdict = assert_equivalent(
+        tmp_path / "orig.py", "P", against=tmp_path / "conv.py", iterations=4,
+        params={"batch_size": 2, "num_threads": 1, "device_id": None, "data_dir": str(fixture_data / "images"),
+                "size": 20, "samples": [[np.full((2,), k, dtype=np.int32)] * 2 for k in range(4)]},
+    )
+    assert verdict.outputs == 3
+
+
+def test_a_local_bound_again_after_self_keeps_it_gets_a_local_of_its_own():
+    out = classes('''
+        class P(Pipeline):
+            def __init__(self, batch_size, num_threads, device_id, data_dir, size):
+                super().__init__(batch_size, num_threads, device_id)
+                self.size = size
+                size = size + 1
+                self.input = ops.readers.File(file_root=data_dir)
+                self.res = ops.Resize(resize_x=size)
+
+            def define_graph(self):
+                jpegs, labels = self.input()
+                return self.res(jpegs, resize_y=self.size), labels
+    ''')
+    # (self.size is the parameter's value, the operator's resize_x the one after `size + 1`)
+    assert "size_2 = size\n" in out and "resize_y=size_2, resize_x=size" in out, out

@@ -1,3 +1,4 @@
+import pytest
 from _helpers import convert, pipeline
 
 
@@ -367,3 +368,59 @@ def test_a_value_changed_after_an_operator_read_it_is_marked(tmp_path, fixture_d
     assert "dali-migrate:" not in out
     want, got = run_both(tmp_path, src, out, "shapes", str(fixture_data / "images"))
     assert want == got and want[0][0] == (16, 16, 3) and want[1][0] == (32, 32, 3)
+
+
+
+LOOPED = """\
+import numpy as np
+from nvidia.dali import fn, pipeline_def
+
+
+@pipeline_def(batch_size=2, num_threads=1, device_id=None, seed=5)
+def p(root, scale):
+    j, l = fn.readers.file(file_root=root)
+    {body}
+    return j, {out}
+
+
+def scales(root):
+    pipe = p(root, 10.0)
+    pipe.build()
+    return [float(np.asarray(pipe.run()[1][0])) for _ in range(3)]
+"""
+
+
+@pytest.mark.parametrize("body", [
+    "scale = fn.random.uniform(range=[1.0, 2.0]) * scale",
+    "scale *= fn.random.uniform(range=[1.0, 2.0])",
+    "scale = 2.0\n    scaled = fn.random.uniform(range=[1.0, 2.0]) * scale\n    scale = scaled",  # built: 2.0 each time
+    "s = None\n    if s is None:\n        s = fn.random.uniform(range=[1.0, 2.0])\n    scale = s * scale",
+    "if True:\n        scale = fn.random.uniform(range=[1.0, 2.0]) * scale",
+])
+def test_a_name_read_then_bound_again_every_iteration_is_marked(body):
+    """The pipeline computed `scale` once from the parameter; a loop doing the same statement
+    would multiply the previous iteration's batch from the second iteration on."""
+    from dali_migrate.engine import convert_source
+
+    out = convert_source(LOOPED.format(body=body, out="scale")).output
+    assert "@pipeline_def" in out and "` is read and then bound again by statements that run every iteration" in out, out
+
+
+@pytest.mark.parametrize("body", [
+    "scaled = fn.random.uniform(range=[1.0, 2.0]) * scale",  # the new value under a name of its own
+    "scale = fn.random.uniform(range=[1.0, 2.0])\n    scaled = scale * 10.0",  # bound before it is read
+    "s = None\n    if scale > 0:\n        s = fn.random.uniform(range=[1.0, 2.0])\n    scaled = s * scale",
+])
+def test_a_new_value_under_a_new_name_or_bound_before_it_is_read_converts(tmp_path, fixture_data, body):
+    from dali_migrate.engine import convert_source
+    from dali_migrate.testing import assert_equivalent
+
+    src = LOOPED.format(body=body, out="scaled")
+    out = convert_source(src).output
+    assert "dali-migrate:" not in out, out
+    (tmp_path / "orig.py").write_text(src)
+    (tmp_path / "conv.py").write_text(out)
+    # (the converted side runs on dali_migrate.runtime, which draws the pipeline's random numbers)
+    verdict = assert_equivalent(tmp_path / "orig.py", "p", against=tmp_path / "conv.py", iterations=3,
+                                params={"root": str(fixture_data / "images"), "scale": 10.0})
+    assert verdict.iterations == 3
