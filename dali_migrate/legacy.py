@@ -11,7 +11,8 @@ draws a batch and ends by feeding each of define_graph's ``ExternalSource`` node
 (``self.feed_input(self.jpegs, images, layout="HWC")``, in a row, or at the end of a ``try:``
 whose handlers re-raise), its statements become the start of every iteration of the converted
 loop, inside ``try: ... except StopIteration: return`` (a StopIteration from iter_setup made
-``pipe.run()`` raise it), and each fed node becomes ``ndd.as_batch(<the batch fed>, layout=...)``.
+``pipe.run()`` raise it), and each fed node becomes ``ndd.batch(<the batch fed>, layout=...)``
+(a copy, as feed_input makes one; ``ndd.as_batch`` where the operator has ``no_copy=True``).
 The layout is feed_input's or the operator's (DALI rejects two different ones). The iteration
 draws when ``next()`` asks for its batch, not ``prefetch_queue_depth`` batches ahead: the same
 batches, so an iterator that other code of the file uses too (a module-level one) is left to a
@@ -410,6 +411,54 @@ def _reads_first(stmt, live: set) -> Optional[str]:
         reads = read_names(stmt)
     hit = sorted(reads & live)
     return hit[0] if hit else None
+
+
+def _changed_anywhere(*stmts) -> set:
+    """Variables whose object a line of ``stmts`` (at any depth) changes without binding them:
+    ``mean[0] *= 255``, ``axes.append(1)`` (pipeline_analysis._changed_in_place)."""
+    from dali_migrate.pipeline_analysis import _changed_in_place
+
+    found: set = set()
+    for stmt in stmts:
+        for node in cst_walk.walk(stmt):
+            if type(node) is cst.SimpleStatementLine:
+                found |= _changed_in_place(node)
+    return found
+
+
+def _self_changed_anywhere(*stmts, self_name: str = "self") -> set:
+    """self's values that a line of ``stmts`` changes in place: ``self.size[0] = 8``,
+    ``self.axes.append(1)``, ``self.cfg.size = 2`` (not ``self.size = ...``, which binds it anew)."""
+    from dali_migrate.pipeline_analysis import _MUTATORS
+
+    found: set = set()
+
+    def base_attr(node) -> Optional[str]:
+        while isinstance(node, (cst.Subscript, cst.Attribute)):
+            if isinstance(node, cst.Attribute) and _is_self_attr(node, self_name):
+                return node.attr.value
+            node = node.value
+        return None
+
+    for stmt in stmts:
+        for node in cst_walk.walk(stmt):
+            targets = []
+            if type(node) is cst.AssignTarget:
+                targets = [node.target]
+            elif type(node) in (cst.AugAssign, cst.AnnAssign):
+                targets = [node.target]
+            elif (type(node) is cst.Call and isinstance(node.func, cst.Attribute)
+                  and node.func.attr.value in _MUTATORS):
+                targets = [node.func.value]
+            for t in targets:
+                if _is_self_attr(t, self_name) and type(node) is not cst.Call:
+                    if type(node) is cst.AugAssign:
+                        found.add(t.attr.value)  # self.size += [1]: a list grows in place
+                    continue  # (self.size = ...: a new value, not a change of the old one)
+                attr = base_attr(t)
+                if attr is not None:
+                    found.add(attr)
+    return found
 
 
 def _mutated(stmt) -> set:
@@ -1891,6 +1940,7 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
     chosen: dict = {}  # member -> (index in choices, {branch: synthetic member})
     read_by_choices: set = set()  # names (and self's values) the conditions read
     read_by_ops: set = set()  # self's values that operators' arguments read
+    op_reads: list = []  # (index in init_body, variables, self's values) of each statement making operators
     # self.<value> is the local of the same name, or of a new one where that name is a variable
     # of the class's code too (self.dataset = iter(dataset); crop = 224; self.crop = crop + 32)
     attr_local: dict = {}
@@ -2011,6 +2061,7 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
                     value = small.value.visit(_WithoutComments()) if cst_walk.comments(small.value) else small.value
                     ops_members[attr] = _self_reads(value, self_table(), f"self.{attr} = ...")
                     read_by_ops |= _self_attrs(small.value)
+                    op_reads.append((at, read_names(small.value), _self_attrs(small.value)))
                     op_comments.setdefault(attr, []).extend(_comment_lines(stmt))
                     continue
                 if attr in _SETTING_ATTRS:
@@ -2033,6 +2084,7 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
                 continue
         if isinstance(stmt, cst.If) and self_name in names_in(stmt) and settings is not None:
             setup.extend(_choose_operators(stmt, len(choices)))
+            op_reads.append((at, read_names(stmt), _self_attrs(stmt)))
             continue
         if settings is not None and m.matches(stmt, m.SimpleStatementLine(body=[m.Expr(m.Call(
                 func=m.Attribute(value=m.Name(self_name), attr=m.Name("build")), args=[]))])):
@@ -2052,6 +2104,21 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
         setup.append(stmt)
     if settings is None:
         raise _NotSimple("__init__ does not call super().__init__(...)")
+    # DALI takes an operator's arguments when __init__ makes it; converted, they are read where
+    # define_graph calls it, so what __init__ (or the graph, iter_setup) does to them later would
+    # reach the operator (size = 64; ops.Resize(resize_x=size); size = 32)
+    for at, variables_read, values_read in op_reads:
+        variables_read = variables_read - {self_name}
+        later = init_body[at + 1 :]
+        rebound = variables_read & _assigned(*later)
+        changed = (variables_read & _changed_anywhere(*later, *graph_stmts, *setup_stmts)) | (
+            values_read & _self_changed_anywhere(*later, *graph_stmts, *setup_stmts))
+        if rebound or changed:
+            what = f"`{sorted(rebound)[0]}` is bound again" if rebound else f"`{sorted(changed)[0]}` is changed in place"
+            raise _NotSimple(
+                f"{what} after __init__ made an operator from it ({first_line(init_body[at])[:60]}): DALI took "
+                "the value it had then, the converted code would pass the later one; give each value a name of "
+                "its own, then convert")
     graph = eff.define_graph
     gparams = graph.params
     if len(gparams.params) != 1 or gparams.kwonly_params or gparams.star_arg not in (cst.MaybeSentinel.DEFAULT, None):
@@ -2065,6 +2132,7 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
             inlined = _inline_helpers(setup_stmts, helpers, outer | _assigned(*graph_body), read_names(*graph_body), used_names)
             iter_setup = iter_setup.with_changes(body=iter_setup.body.with_changes(body=inlined))
 
+    inlined_graph = graph_body  # (before the chosen operators' `if`s, which read __init__'s conditions)
     if chosen:
         graph_body = _expand_choices(graph_body, setup_stmts, choices, chosen, {k: attr_local.get(k, k) for k in values})
 
@@ -2074,7 +2142,9 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
     init_bound = param_names | value_locals() | _assigned(*setup) | set(settings_locals.values())
     read_by_made_ops = read_names(*ops_members.values())
     graph_renames: dict = {}  # define_graph's locals that take new names (see below)
-    for what, stmts in (("define_graph", graph_stmts), ("iter_setup", setup_stmts)):
+    # (as written into the one function: helpers inlined, whose locals count as the caller's)
+    inlined_setup = _body(iter_setup) if iter_setup is not None else []
+    for what, stmts in (("define_graph", inlined_graph), ("iter_setup", inlined_setup)):
         captured = (read_names(*stmts) - _assigned(*stmts) - {self_name}) & init_bound
         if captured:
             first = sorted(captured)[0]
@@ -2130,6 +2200,11 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
             spelled | set(graph_locals.values()), used, graph_attrs, shared,
         )
         read_by_graph = set().union(*map(_self_attrs, graph_body))
+        if writes & read_by_ops:
+            raise _NotSimple(
+                f"an operator made in __init__ reads self.{sorted(writes & read_by_ops)[0]}, which iter_setup changes "
+                "(DALI took the value it had when __init__ made the operator)"
+            )
         if writes & read_by_graph:
             raise _NotSimple(
                 f"define_graph reads self.{sorted(writes & read_by_graph)[0]}, which iter_setup changes "

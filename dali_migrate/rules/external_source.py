@@ -1296,9 +1296,23 @@ def _blocker(call, op, ctx):
         # Before any rewrite: a pipeline runs at the fed batch's size, not at batch_size.
         ctx.batch_size = size
     elif whole[0] in ("loop", "draw"):
-        size = _drawn_batch_size(ctx, whole[1])
+        size = _drawn_batch_size(ctx, whole[1]) or _fed_by_iter_setup_size(ctx, whole[1])
         if size is not None:
             ctx.batch_size = size
+    return None
+
+
+def _fed_by_iter_setup_size(ctx, found) -> Optional[str]:
+    """``len(<the batch iter_setup fed>)`` where operators that make a batch of their own need the
+    iteration's batch size and no reader sets it: a pipeline runs each iteration at the size of
+    what feed_input got (an iterator's last batch may be short), not at batch_size."""
+    info = ctx.pipeline
+    if any(op.is_reader for _, op in info.op_calls) or not _batch_size_users(info):
+        return None
+    for call, s in found:
+        feed = kwarg(call, SYNTHETIC_FEED)
+        if s is FED and feed is not None and isinstance(feed.value, cst.Name):
+            return f"len({feed.value.value})"
     return None
 
 
@@ -1570,8 +1584,11 @@ def _rewrite(call, op, ctx):
     written = getattr(ctx, "call_as_written", None) or call
     state = _prepare(ctx)
     feed = kwarg(call, SYNTHETIC_FEED)
+    # DALI copies what feed_input gets (a source, likewise) unless the operator has no_copy=True:
+    # iter_setup may refill one buffer for the next batch (ndd.batch copies, as_batch views)
+    copied = "as_batch" if _bool_literal(written, "no_copy", False) is True else "batch"
     if feed is not None:
-        return _as_batch(feed.value, call, ctx)
+        return _as_batch(feed.value, call, ctx, func=copied)
     s = _plan(written, ctx)
     if isinstance(s, _Fed):
         key = kwarg(written, "name").value  # as written: a string literal or the parameter
@@ -1580,7 +1597,7 @@ def _rewrite(call, op, ctx):
     data = state[id(written)]
     # DALI copies what a source returns unless no_copy=True (a source may fill one buffer again
     # for the next batch, or the pipeline's python_function change it in place): so does ndd.batch
-    func = "as_batch" if _bool_literal(written, "no_copy", False) is True else "batch"
+    func = copied
     if s.outputs is None:
         return _as_batch(cst.Name(data), call, ctx, func=func)
     layouts, dtypes = _per_output(call, "layout", s.outputs), _per_output(call, "dtype", s.outputs)

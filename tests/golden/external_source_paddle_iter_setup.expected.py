@@ -328,8 +328,8 @@ def ExternalSourcePipeline(batch_size, num_threads, device_id, external_data, *,
                 yield None  # the source's end: pipe.run() raised StopIteration here; next() starts it again, as after pipe.reset()
                 continue
             with ctx:
-                jpegs = ndd.as_batch(images_2)
-                labels = ndd.as_batch(labels_2)
+                jpegs = ndd.batch(images_2)
+                labels = ndd.batch(labels_2)
                 images = ndd.decoders.image(jpegs, device="gpu", output_type=types.RGB)
                 images = ndd.resize(images, device="gpu", resize_x=240, resize_y=240)
                 output = ndd.cast(images, device="gpu", dtype=types.UINT8)

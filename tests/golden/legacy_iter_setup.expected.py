@@ -45,8 +45,8 @@ def ExternalSourcePipeline(batch_size, num_threads, device_id, data_root, *, see
             except StopIteration:
                 return
             with ctx:
-                jpegs = ndd.as_batch(images_2)
-                labels = ndd.as_batch(labels_2)
+                jpegs = ndd.batch(images_2)
+                labels = ndd.batch(labels_2)
                 images = ndd.decoders.image(jpegs, device="gpu", output_type=types.RGB)
                 output = ndd.cast(images, device="gpu", dtype=types.INT32)
                 outputs = (output, labels)
@@ -95,7 +95,7 @@ def FramePipeline(batch_size, num_threads, device_id, n_frames, *, seed=None):
             except StopIteration:
                 return
             with ctx:
-                frames = ndd.as_batch(frames_2, layout="HWC")
+                frames = ndd.batch(frames_2, layout="HWC")
                 outputs = ndd.flip(frames, horizontal=1), frames
             yield outputs
 

@@ -12,7 +12,7 @@ def FeedPipe(batch_size, num_threads, device_id, *, seed=None):
         except StopIteration:
             return
         with ctx:
-            images = ndd.as_batch(images_data)
+            images = ndd.batch(images_data)
             outputs = (ndd.flip(images, horizontal=1),)
         yield outputs
 

@@ -2,6 +2,8 @@
 
 import textwrap
 
+import pytest
+
 from _helpers import convert
 
 HEADER = (
@@ -39,23 +41,23 @@ def test_iter_setup_becomes_the_start_of_each_iteration():
     out = fed("self.feed_input(self.x, next(self.it), layout='HWC')")
     assert "class P" not in out
     assert "try:\n            x_data = next(it)\n        except StopIteration:\n            return" in out
-    assert "x = ndd.as_batch(x_data, layout='HWC')" in out
+    assert "x = ndd.batch(x_data, layout='HWC')" in out
     assert out.index("except StopIteration") < out.index("with ctx:")
 
 
 def test_feed_of_a_name_uses_it_as_it_is():
     out = fed("batch = next(self.it)\n        self.feed_input(self.x, batch)")
-    assert "batch = next(it)" in out and "x = ndd.as_batch(batch)" in out and "x_data" not in out
+    assert "batch = next(it)" in out and "x = ndd.batch(batch)" in out and "x_data" not in out
 
 
 def test_feed_by_the_external_source_s_name():
     out = fed("self.feed_input('frames', next(self.it))", es_args="name='frames'")
-    assert "class P" not in out and "ndd.as_batch(" in out
+    assert "class P" not in out and "ndd.batch(" in out
 
 
 def test_layout_of_the_operator_is_kept_and_an_equal_feed_layout_accepted():
     out = fed("self.feed_input(self.x, next(self.it), layout='HWC')", es_args="layout='HWC'")
-    assert out.count("layout='HWC'") == 1 and "ndd.as_batch(x_data, layout='HWC')" in out
+    assert out.count("layout='HWC'") == 1 and "ndd.batch(x_data, layout='HWC')" in out
 
 
 def test_different_layouts_are_left_to_a_person():
@@ -71,7 +73,7 @@ def test_feed_with_cuda_stream_is_left_to_a_person():
 def test_iter_setup_that_only_feeds_a_kept_batch_leaves_no_try():
     # nothing of it runs each iteration: no `try: pass except StopIteration: return`
     out = fed("self.feed_input(self.x, self.it)")
-    assert "class P" not in out and "x = ndd.as_batch(it)" in out
+    assert "class P" not in out and "x = ndd.batch(it)" in out
     assert "try:" not in out and "StopIteration" not in out
 
 
@@ -130,7 +132,7 @@ def test_graph_reading_what_iter_setup_changes_is_left_to_a_person():
 
 def test_iter_setup_locals_that_clash_with_the_graph_are_renamed():
     out = fed("x = next(self.it)\n        self.feed_input(self.x, x)")
-    assert "x_2 = next(it)" in out and "x = ndd.as_batch(x_2)" in out
+    assert "x_2 = next(it)" in out and "x = ndd.batch(x_2)" in out
 
 
 def test_module_level_iterator_used_only_by_the_pipeline_converts():
@@ -320,7 +322,7 @@ def test_iter_setup_beside_a_reader_draws_inside_the_reader_loop():
     ''')
     reader_loop = out.index("for jpegs, labels in reader.next_epoch(")
     assert reader_loop < out.index("angle_data = [np.float32(a) for a in next(angles)]") < out.index("with ctx:")
-    assert "angle = ndd.as_batch(angle_data)\n" in out  # an empty layout is no layout
+    assert "angle = ndd.batch(angle_data)\n" in out  # an empty layout is no layout
 
 
 # -- other methods: inlined where define_graph calls them, dropped where nothing can call them --
@@ -1141,3 +1143,165 @@ def test_a_local_bound_again_after_self_keeps_it_gets_a_local_of_its_own():
     ''')
     # (self.size is the parameter's value, the operator's resize_x the one after `size + 1`)
     assert "size_2 = size\n" in out and "resize_y=size_2, resize_x=size" in out, out
+
+
+MADE_THEN_CHANGED = '''
+from nvidia.dali import ops, types
+from nvidia.dali.pipeline import Pipeline
+
+
+class P(Pipeline):
+    def __init__(self, batch_size, num_threads, device_id, data_dir, size):
+        super().__init__(batch_size, num_threads, device_id)
+        self.input = ops.readers.File(file_root=data_dir)
+        self.decode = ops.decoders.Image(device="cpu")
+        self.axes = [0]
+        self.shape = [16, 16]
+        mean = [0.5, 0.5, 0.5]
+        self.res = ops.Resize({res_args})
+        self.norm = ops.CropMirrorNormalize(mean=mean, std=[1.0, 1.0, 1.0])
+        self.sum = ops.reductions.Sum(axes=self.axes)
+        {later}
+
+    def define_graph(self):
+        jpegs, labels = self.input()
+        images = self.res(self.decode(jpegs))
+        return self.norm(images), self.sum(images), labels
+{iter_setup}'''
+
+
+@pytest.mark.parametrize("res_args, later, iter_setup, why", [
+    ("resize_x=size", "size = 32", "", "`size` is bound again after __init__ made an operator from it"),
+    ("resize_x=size", "size *= 2", "", "`size` is bound again after __init__ made an operator from it"),
+    ("resize_x=size", "mean[0] = 255.0", "", "`mean` is changed in place after __init__ made an operator from it"),
+    ("size=self.shape", "self.shape[0] = 8", "", "`shape` is changed in place after __init__ made an operator from it"),
+    ("resize_x=size", "self.axes.append(1)", "", "`axes` is changed in place after __init__ made an operator from it"),
+    ("size=self.shape", "pass",
+     "\n    def iter_setup(self):\n        self.shape = [self.shape[0] * 2, 16]\n",
+     "an operator made in __init__ reads self.shape, which iter_setup changes"),
+])
+def test_a_value_changed_after_an_operator_was_made_from_it_is_left_to_a_person(res_args, later, iter_setup, why):
+    """DALI took the operator's arguments when __init__ made it; converted, the operator's call is
+    written where define_graph calls it and would read the later value (64 became 32)."""
+    from dali_migrate.engine import convert_source
+
+    r = convert_source(MADE_THEN_CHANGED.format(res_args=res_args, later=later, iter_setup=iter_setup))
+    assert "class P(Pipeline)" in r.output and any(why in m.reason for m in r.markers), [m.reason for m in r.markers]
+
+
+def test_the_same_class_without_the_change_converts():
+    from dali_migrate.engine import convert_source
+
+    r = convert_source(MADE_THEN_CHANGED.format(res_args="resize_x=size", later="pass", iter_setup=""))
+    assert not r.markers and "def P(" in r.output, r.output
+
+
+HELPER_LOCAL = '''
+from nvidia.dali import ops, types
+from nvidia.dali.pipeline import Pipeline
+
+out_size = 16
+
+
+class TrainPipe(Pipeline):
+    def __init__(self, data_dir, batch_size=2, num_threads=2, device_id=None):
+        super().__init__(batch_size, num_threads, device_id, seed=12)
+        self.input = ops.readers.File(file_root=data_dir, random_shuffle=False)
+        self.decode = ops.decoders.Image(device="cpu", output_type=types.RGB)
+        self.res = ops.Resize(resize_x=out_size, resize_y=out_size)
+        self.cropper = ops.Crop()
+
+    def center_crop(self, images):
+        out_size = 8
+        return self.cropper(images, crop=(out_size, out_size))
+
+    def define_graph(self):
+        jpegs, labels = self.input(name="Reader")
+        images = self.res(self.decode(jpegs))
+        crops = self.center_crop(images)
+        return images, crops, labels
+'''
+
+
+def test_a_helper_local_named_like_a_global_an_operator_reads_is_renamed(tmp_path, fixture_data):
+    """center_crop's out_size = 8, written into define_graph, would have hidden the module's
+    out_size = 16 that ops.Resize reads (the converted code raised UnboundLocalError, or resized
+    to 8 where the helper's local came first)."""
+    from dali_migrate.engine import convert_source
+    from dali_migrate.testing import assert_equivalent
+
+    r = convert_source(HELPER_LOCAL)
+    assert not r.markers, r.output
+    (tmp_path / "orig.py").write_text(HELPER_LOCAL)
+    (tmp_path / "conv.py").write_text(r.output)
+    assert_equivalent(tmp_path / "orig.py", "TrainPipe", against=tmp_path / "conv.py", iterations=2,
+                      params={"data_dir": str(fixture_data / "images")})
+
+
+FRAMES = '''
+import numpy as np
+from nvidia.dali import ops, types
+from nvidia.dali.pipeline import Pipeline
+
+
+class Frames:
+    """{doc}"""
+
+    def __init__(self, batch_size, n_frames):
+        self.buf = np.zeros((batch_size, 4, 4, 3), dtype=np.uint8)
+        self.n_frames = n_frames
+        self.k = 0
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self.k >= self.n_frames:
+            raise StopIteration
+        count = min(len(self.buf), self.n_frames - self.k)
+        self.buf[:count] = np.arange(self.k, self.k + count, dtype=np.uint8)[:, None, None, None]
+        self.k += count
+        return self.buf[:count]
+
+
+class FramePipe(Pipeline):
+    def __init__(self, batch_size=4, num_threads=2, device_id=None, n_frames=10):
+        super().__init__(batch_size, num_threads, device_id, seed=12)
+        self.source = ops.ExternalSource(layout="HWC")
+        self.coin = ops.CoinFlip(probability=0.5)
+        self.frames_iter = iter(Frames(batch_size, n_frames))
+
+    def define_graph(self):
+        self.frames = self.source()
+        return self.frames, self.coin()
+
+    def iter_setup(self):
+        self.feed_input(self.frames, next(self.frames_iter))
+'''
+
+
+def test_iter_setup_feeds_are_copied_and_random_operators_take_the_fed_batch_s_size(tmp_path, fixture_data):
+    """One buffer refilled for every batch: feed_input copied it (converted: ndd.batch, not a view
+    that the next refill changes). The last batch is short (10 frames in 4s): the pipeline ran that
+    iteration at 2 samples, so the coin flip draws 2, not batch_size."""
+    import importlib.util
+
+    import numpy as np
+
+    from dali_migrate.engine import convert_source
+    from dali_migrate.testing import assert_equivalent
+
+    src = FRAMES.format(doc="Frames read into one preallocated buffer, refilled for every batch.")
+    out = convert_source(src).output
+    assert "ndd.batch(frames_data" in out and "batch_size=len(frames_data)" in out, out
+    (tmp_path / "orig.py").write_text(src)
+    (tmp_path / "conv.py").write_text(out)
+    verdict = assert_equivalent(tmp_path / "orig.py", "FramePipe", against=tmp_path / "conv.py", iterations=3)
+    assert verdict.iterations == 3
+    # batches kept while later ones are drawn keep their own frames
+    spec = importlib.util.spec_from_file_location("conv_frames", tmp_path / "conv.py")
+    conv = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(conv)
+    kept = [np.asarray(conv.ndd.as_tensor(frames)) for frames, _ in conv.FramePipe()]
+    assert [int(frames[0, 0, 0, 0]) for frames in kept] == [0, 4, 8]
+    assert [len(frames) for frames in kept] == [4, 4, 2]
