@@ -437,6 +437,14 @@ def plan(module, parents: Parents, pipelines: dict, rules, ndd: str, numpy: Opti
                 stmt = parents.statement(ref)
                 call = parent if isinstance(parent, cst.Call) and parent.func is ref else None
                 assign = parents.of(call) if call is not None else None
+                if call is not None and not constructs and isinstance(callee, str) and _closes_over(info, callee, parents):
+                    # make(args) returning a pipeline defined in it whose graph reads args.crop: the
+                    # converted generator reads it at every iteration, after `args.crop = 16` in the
+                    # caller (a pipeline function called by make() got the values it passed)
+                    changed = changed_in_place.changed_after(call, stmt, parents, f"{callee}(), which makes the pipeline,")
+                    if changed is not None:
+                        p.blockers.append((stmt, changed))
+                        continue
                 if isinstance(callee, _Method) and not _on_self_of(ref, callee.cls, parents):
                     p.blockers.append((stmt, f"{label} is used here in a way dali-migrate cannot follow; convert the pipeline and this use by hand"))
                     continue
@@ -725,6 +733,17 @@ def _overlap(ours: set, theirs: set) -> bool:
         scope == s and name == n and (window is None or w is None or window == w)
         for scope, name, window in ours for s, n, w in theirs
     )
+
+
+def _closes_over(info: PipelineInfo, factory: str, parents: Parents) -> bool:
+    """Is the pipeline function defined in the function ``factory`` (a `with pipe:` graph or a
+    nested @pipeline_def), so that its graph may read the factory's parameters themselves?"""
+    scope = parents.scope(info.func)
+    while scope is not None:
+        if isinstance(scope, cst.FunctionDef) and scope.name.value == factory:
+            return True
+        scope = parents.scope(scope)
+    return False
 
 
 def _plan_construction(call: cst.Call, info: PipelineInfo, p: Plan, stmt, parents: Parents) -> None:

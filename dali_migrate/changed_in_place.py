@@ -50,9 +50,10 @@ def _reached_from(changed: str, given: str) -> bool:
     return changed == given or changed.startswith(given + ".")
 
 
-def changed_after(call: cst.Call, stmt, parents) -> Optional[str]:
+def changed_after(call: cst.Call, stmt, parents, given_to: str = "the pipeline") -> Optional[str]:
     """Why the objects ``call`` (which makes a pipeline, in statement ``stmt``) gives the pipeline
-    may differ when the converted generator reads them, or None."""
+    may differ when the converted generator reads them, or None. ``given_to``: what the call is,
+    for the message (a factory that makes the pipeline reads them for it)."""
     given = []
     for arg in call.args:
         path = dotted(arg.value)
@@ -76,7 +77,7 @@ def changed_after(call: cst.Call, stmt, parents) -> Optional[str]:
             hit = next((g for g in given if _reached_from(path, g)), None)
             if hit is not None:
                 return (
-                    f"`{hit}` is given to the pipeline and changed in place afterwards (`{'; '.join(code(b) for b in node.body)}`): the "
+                    f"`{hit}` is given to {given_to} and changed in place afterwards (`{'; '.join(code(b) for b in node.body)}`): the "
                     f"pipeline read it when it was made, the converted generator would read it when it first runs "
                     f"and each iteration; convert by hand"
                 )

@@ -205,3 +205,52 @@ def test_node_made_again_between_pipeline_and_with_leaves_the_first_one_marked()
     # read in between: it was used, and it is not marked
     used = src.replace("    p = Pipeline(", "    print(flip)\n    p = Pipeline(")
     assert "is never used" not in convert(used, header=HEADER)
+
+
+FACTORY_ARGS = '''
+import argparse
+from nvidia.dali import fn
+from nvidia.dali.pipeline import Pipeline
+
+
+def make(args, shard_id):
+    pipe = Pipeline(batch_size=args.batch_size, num_threads=2, device_id=None, seed=7)
+    with pipe:
+        jpegs, labels = fn.readers.file(file_root=args.root, shard_id=shard_id, num_shards=2)
+        images = fn.decoders.image(jpegs, device="cpu")
+        images = fn.resize(images, resize_x=args.crop, resize_y=args.crop)
+        pipe.set_outputs(images, labels)
+    return pipe
+
+
+def main(root):
+    args = argparse.Namespace(batch_size=4, crop=8, root=root)
+    train = make(args, 0)
+    {between}
+    val = make(args, 1)
+    train.build()
+    val.build()
+    return [(train.run()[0].at(0).shape, val.run()[0].at(0).shape) for _ in range(2)]
+'''
+
+
+def test_an_argument_of_a_factory_changed_in_place_after_it_made_the_pipeline_is_marked():
+    """The graph read args.crop when make() built it (train: 8x8); the converted generator reads
+    it at every iteration, after `args.crop = 16` (16x16)."""
+    from dali_migrate.engine import convert_source
+
+    for between in ("args.crop = 16", "args.__dict__.update(crop=16)"):
+        r = convert_source(FACTORY_ARGS.format(between=between))
+        assert any("`args` is given to make(), which makes the pipeline, and changed in place afterwards" in m.reason
+                   for m in r.markers), (between, r.output)
+
+
+def test_the_factory_with_a_new_namespace_for_the_second_pipeline_converts(tmp_path, fixture_data):
+    from _helpers import run_both
+    from dali_migrate.engine import convert_source
+
+    src = FACTORY_ARGS.format(between="args = argparse.Namespace(batch_size=4, crop=16, root=root)")
+    out = convert_source(src).output
+    assert "dali-migrate:" not in out, out
+    want, got = run_both(tmp_path, src, out, "main", str(fixture_data / "images"))
+    assert want == got and want[0] == ((8, 8, 3), (16, 16, 3)), (want, got)
