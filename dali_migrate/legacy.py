@@ -540,7 +540,7 @@ def _graph_inputs(out: list, i: int, graph: list, names, makes: list):
             needed = read_names(*graph, *(out[w] for w in wanted if w != k))
             what = ", ".join(sorted(n for n in _bindings(stmt) if dali_at.get(n) == k and n in needed))
             return f"the graph uses `{what}`, made before the `with` block by a statement that cannot be moved into it: convert by hand"
-        for n in read_names(stmt.body[0].value) - set(dali_at) - set(names.aliases):
+        for n in read_names(stmt.body[0].value) - set(dali_at) - set(names.aliases) - _modules_only(out):
             later = [s for s in out[k + 1 :] if n in _bindings(s) or n in _mutated(s)]
             if later or any(n in _mutated(s) for s in out[:k]):
                 return (
@@ -548,6 +548,24 @@ def _graph_inputs(out: list, i: int, graph: list, names, makes: list):
                     "afterwards: the converted pipeline would make it when it first runs; convert by hand"
                 )
     return [out[k] for k in sorted(wanted)]
+
+
+def _modules_only(stmts: list) -> set:
+    """Names that only import statements of ``stmts`` bind (``np``): calling their functions
+    (``np.array(...)``) does not change what a DataNode made from them holds."""
+    imported: set = set()
+    other: set = set()
+    for stmt in stmts:
+        if isinstance(stmt, cst.SimpleStatementLine) and all(isinstance(b, (cst.Import, cst.ImportFrom)) for b in stmt.body):
+            for b in stmt.body:
+                if isinstance(b, cst.Import):
+                    imported |= {a.asname.name.value if a.asname is not None else code(a.name).split(".")[0] for a in b.names}
+                elif isinstance(b, cst.ImportFrom) and not isinstance(b.names, cst.ImportStar):
+                    # (a name imported from a module may be any object: only modules count)
+                    pass
+        else:
+            other |= _bindings(stmt)
+    return imported - other
 
 
 def _dead_data_nodes(out: list, i: int, j: int, pre: list, inputs: list, makes: list) -> list:

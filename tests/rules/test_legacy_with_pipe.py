@@ -30,6 +30,17 @@ def test_node_made_from_a_value_changed_later_is_marked():
     assert "with p:" in out and "from `v`, which the file changes afterwards" in out
 
 
+def test_node_made_from_a_module_whose_functions_the_file_calls_later_converts():
+    # np.array(...) after the block calls a function of numpy: it changes no object the node holds
+    out = convert("c = dali.types.Constant(np.array([1, 2], dtype=np.int32))\np = Pipeline(batch_size=2, num_threads=1, device_id=None)\n"
+                  "with p:\n    p.set_outputs(fn.cat(c, c))\np.build()\nprint(np.array(p.run()[0].as_tensor()))\n", header=HEADER)
+    assert "dali-migrate:" not in out and "def p_batches(" in out, out
+    # a name bound by something else than an import still counts
+    out = convert("import numpy as np\nnp = None\nimport numpy as np\nc = dali.types.Constant(np.array([1, 2], dtype=np.int32))\n"
+                  "p = Pipeline(batch_size=2, num_threads=1, device_id=None)\nwith p:\n    p.set_outputs(fn.cat(c, c))\nnp.x = 1\n", header=HEADER)
+    assert "from `np`, which the file changes afterwards" in out
+
+
 def test_node_made_by_a_compound_statement_before_the_block_is_marked():
     out = convert("for k in range(2):\n    n = fn.constant(idata=[k])\np = Pipeline(batch_size=2, num_threads=1, device_id=None)\nwith p:\n    p.set_outputs(n)\n", header=HEADER)
     assert "with p:" in out and "the graph uses `n`, made before the `with` block by a statement that cannot be moved" in out
