@@ -1285,6 +1285,25 @@ def _global_in_caller(name: str, level: tuple, parents: Parents):
     return None
 
 
+def _module_constant_before(name: str, func: cst.FunctionDef, parents: Parents) -> bool:
+    """Is ``name`` a module variable bound once in the whole file, by a top-level ``name = ...``
+    before ``func`` (so a default of ``func`` naming it and the name read later are one value)?"""
+    from dali_migrate.rules.external_source import _binding_count
+
+    module = parents.order[0]
+    if not isinstance(module, cst.Module) or _binding_count(module, name) != 1:
+        return False
+    start = parents.span[id(func)][0]
+    for stmt in module.body:
+        if parents.span[id(stmt)][0] >= start:
+            return False
+        if (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Assign)
+                and len(stmt.body[0].targets) == 1 and isinstance(stmt.body[0].targets[0].target, cst.Name)
+                and stmt.body[0].targets[0].target.value == name):
+            return True
+    return False
+
+
 def _through(expr, func: cst.FunctionDef, call: cst.Call, method: bool, parents: Parents, repeatable):
     """``expr`` of ``func``'s scope as the scope of ``call`` (a call of ``func``) evaluates it."""
     fname = func.name.value
@@ -1305,9 +1324,11 @@ def _through(expr, func: cst.FunctionDef, call: cst.Call, method: bool, parents:
                 raise _NotFollowed(f"{fname}()'s parameter `{name}`, which the pipeline is made with, gets no value here")
             value, default = args[name]
             if default:
-                if not _literal(value):
-                    raise _NotFollowed(f"the default of {fname}()'s parameter `{name}` is not a literal")
-                return value
+                if _literal(value):
+                    return value
+                if isinstance(value, cst.Name) and value.value not in bound | later and _module_constant_before(value.value, func, parents):
+                    return value  # `num_shards=SHARDS`: the module's constant, the same where the call is
+                raise _NotFollowed(f"the default of {fname}()'s parameter `{name}` is not a literal")
             if not repeatable(value):
                 raise _NotFollowed(f"{fname}() gets `{code(value).strip()}` for `{name}`, an expression that would run twice")
             changed = sorted(cst_walk.variables(value) & later)

@@ -126,6 +126,12 @@ def test_global_read_by_the_factory_converts_where_the_caller_does_not_rebind_it
     assert "# dali-migrate" not in out and "reader_meta=ndd.readers.File(file_root=ROOT, shard_id=0, num_shards=1)" in out
 
 
+def test_a_default_naming_a_module_constant_set_once_before_converts():
+    # `num_shards=SHARDS`: bound once, before make() is defined; the iterator's reader reads it too
+    out = _convert("NUM = 1\n" + FACTORY.replace("num_shards=1", "num_shards=NUM") + LOADER)
+    assert "# dali-migrate" not in out and "num_shards=NUM).get_metadata()" in out, out
+
+
 @pytest.mark.parametrize("after", ["    crop = 5\n", "    crop += 1\n", "    sizes.append(3)\n"])
 def test_graph_reading_a_name_changed_after_it_is_defined_is_marked(after):
     # the generator reads the factory's names when it runs; the pipeline read them at definition
@@ -159,7 +165,9 @@ def test_graph_in_a_loop_reading_the_loop_variable_converts():
     (FACTORY, LOADER.replace("    pipe.build()\n", "    root = 'elsewhere'\n"), "`root`, given to make(), is assigned again after the call"),
     (FACTORY.replace("    return pipe\n", "    if seed is None:\n        return None\n    return pipe\n"), LOADER,
      "make() has 2 return statements (which pipeline a call of it gives cannot be told)"),
-    ("NUM = 1\n" + FACTORY.replace("num_shards=1", "num_shards=NUM"), LOADER, "the default of make()'s parameter `num_shards` is not a literal"),
+    # (the default was 1 when make() was defined; at the call NUM is 2)
+    ("NUM = 1\n" + FACTORY.replace("num_shards=1", "num_shards=NUM") + "NUM = 2\n", LOADER,
+     "the default of make()'s parameter `num_shards` is not a literal"),
     ("ROOT = 'r'\n" + FACTORY.replace("file_root=data_dir", "file_root=ROOT"), LOADER.replace("loader(root)", "loader(root, ROOT=None)"),
      "`ROOT`, which the pipeline is made with, names something else where make() is called"),
     # DALI's Paddle SSD example: one factory call per GPU in a comprehension
