@@ -557,12 +557,10 @@ def _modules_only(stmts: list) -> set:
     other: set = set()
     for stmt in stmts:
         if isinstance(stmt, cst.SimpleStatementLine) and all(isinstance(b, (cst.Import, cst.ImportFrom)) for b in stmt.body):
+            # (a name `from m import` binds may be any object: only `import m` binds a module)
             for b in stmt.body:
                 if isinstance(b, cst.Import):
                     imported |= {a.asname.name.value if a.asname is not None else code(a.name).split(".")[0] for a in b.names}
-                elif isinstance(b, cst.ImportFrom) and not isinstance(b.names, cst.ImportStar):
-                    # (a name imported from a module may be any object: only modules count)
-                    pass
         else:
             other |= _bindings(stmt)
     return imported - other
@@ -1964,8 +1962,11 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
     attr_local: dict = {}
     variables = param_names | read_names(*init_body, *graph_stmts, *setup_stmts, *helpers.values())
 
+    def value_table() -> dict:
+        return {k: attr_local.get(k, k) for k in values}
+
     def self_table() -> dict:
-        return {**settings_locals, **{k: attr_local.get(k, k) for k in values}}
+        return {**settings_locals, **value_table()}
 
     def value_locals() -> set:
         return set(values) | set(attr_local.values())
@@ -2125,12 +2126,15 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
     # DALI takes an operator's arguments when __init__ makes it; converted, they are read where
     # define_graph calls it, so what __init__ (or the graph, iter_setup) does to them later would
     # reach the operator (size = 64; ops.Resize(resize_x=size); size = 32)
+    # (what each statement binds or changes is found once; each operator asks about those after it)
+    per_statement = [(_assigned(s), _changed_anywhere(s), _self_changed_anywhere(s)) for s in init_body] if op_reads else []
+    in_graph = (_changed_anywhere(*graph_stmts, *setup_stmts), _self_changed_anywhere(*graph_stmts, *setup_stmts)) if op_reads else None
     for at, variables_read, values_read in op_reads:
         variables_read = variables_read - {self_name}
-        later = init_body[at + 1 :]
-        rebound = variables_read & _assigned(*later)
-        changed = (variables_read & _changed_anywhere(*later, *graph_stmts, *setup_stmts)) | (
-            values_read & _self_changed_anywhere(*later, *graph_stmts, *setup_stmts))
+        later = per_statement[at + 1 :]
+        rebound = variables_read & set().union(*(bound for bound, _, _ in later))
+        changed = (variables_read & set().union(in_graph[0], *(c for _, c, _ in later))) | (
+            values_read & set().union(in_graph[1], *(c for _, _, c in later)))
         if rebound or changed:
             what = f"`{sorted(rebound)[0]}` is bound again" if rebound else f"`{sorted(changed)[0]}` is changed in place"
             raise _NotSimple(
@@ -2152,7 +2156,7 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
 
     inlined_graph = graph_body  # (before the chosen operators' `if`s, which read __init__'s conditions)
     if chosen:
-        graph_body = _expand_choices(graph_body, setup_stmts, choices, chosen, {k: attr_local.get(k, k) for k in values})
+        graph_body = _expand_choices(graph_body, setup_stmts, choices, chosen, value_table())
 
     # define_graph and iter_setup ran in scopes of their own: a name they read from outside the
     # class (a module's variable) that __init__ binds, as a parameter or a local, would read

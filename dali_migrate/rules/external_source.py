@@ -1584,8 +1584,9 @@ def _rewrite(call, op, ctx):
     written = getattr(ctx, "call_as_written", None) or call
     state = _prepare(ctx)
     feed = kwarg(call, SYNTHETIC_FEED)
-    # DALI copies what feed_input gets (a source, likewise) unless the operator has no_copy=True:
-    # iter_setup may refill one buffer for the next batch (ndd.batch copies, as_batch views)
+    # DALI copies what a source returns and what feed_input gets unless the operator has
+    # no_copy=True: a source or iter_setup may refill one buffer for the next batch, or the
+    # pipeline's python_function change it in place (ndd.batch copies, as_batch views)
     copied = "as_batch" if _bool_literal(written, "no_copy", False) is True else "batch"
     if feed is not None:
         return _as_batch(feed.value, call, ctx, func=copied)
@@ -1595,11 +1596,8 @@ def _rewrite(call, op, ctx):
         fed = cst.Subscript(cst.Name(ctx.fed_inputs), [cst.SubscriptElement(cst.Index(key))])
         return _as_batch(fed, call, ctx, func="batch" if s.copy else "as_batch")
     data = state[id(written)]
-    # DALI copies what a source returns unless no_copy=True (a source may fill one buffer again
-    # for the next batch, or the pipeline's python_function change it in place): so does ndd.batch
-    func = copied
     if s.outputs is None:
-        return _as_batch(cst.Name(data), call, ctx, func=func)
+        return _as_batch(cst.Name(data), call, ctx, func=copied)
     layouts, dtypes = _per_output(call, "layout", s.outputs), _per_output(call, "dtype", s.outputs)
     items = []
     for k in range(s.outputs):
@@ -1607,7 +1605,7 @@ def _rewrite(call, op, ctx):
         layout = layouts[k]
         if isinstance(layout, cst.SimpleString) and not layout.evaluated_value:
             layout = None
-        items.append(cst.Element(_as_batch(templates.expression(part), call, ctx, output=(layout, dtypes[k]), func=func)))
+        items.append(cst.Element(_as_batch(templates.expression(part), call, ctx, output=(layout, dtypes[k]), func=copied)))
     return cst.Tuple(items, lpar=[], rpar=[])
 
 
