@@ -48,6 +48,8 @@ EXAMPLES = {
     "batch-select": ("call_sites_tensorlist", "images.at(0)", "images.select(0)"),
     "batch-shape": ("call_sites_tensorlist", "images.shape()", "shapes = images.shape\n"),
     "pipe-epoch-size": ("file_list_reader", 'pipe.epoch_size("Reader")', '.get_metadata()["epoch_size_padded"]'),
+    "pipeline-consumer": ("pipeline_consumer_loader_module", "class DALIDataloader(DALIGenericIterator):",
+                          "[pipeline-consumer] class DALIDataloader (derived from DALI's DALIGenericIterator)"),
     "not-yet-converted": ("tf_dataset_marker", "dali_tf.DALIDataset(", "[not-yet-converted] TensorFlow DALIDataset"),
     "external-source": ("external_source_callables", "fn.external_source(source=per_sample, batch=False",
                         "types.SampleInfo(i * batch_size + j, j, i, 0)"),
