@@ -3,6 +3,9 @@
 :func:`to_cpu` rewrites pipeline-mode code and converted dynamic-mode code alike:
 
 * ``device="mixed"`` and ``device="gpu"`` (keyword arguments of any call) become ``device="cpu"``;
+* so do the ``"mixed"``/``"gpu"`` literals a variable, parameter default or ``self.<name>`` holds
+  where a call takes that name as its ``device=`` (``dali_device = "gpu"``, ``decoder_device =
+  "cpu" if dali_cpu else "mixed"``, ``def pipe(device="gpu")``);
 * ``x.gpu()`` becomes ``x`` (a DataNode's or a Batch's copy to the GPU);
 * ``device_id=<expr>`` becomes ``device_id=None`` where it names the device: in ``@pipeline_def(...)``,
   in calls (pipeline constructors, ``Pipeline(...)``, ``ndd.EvalContext(...)``, converted generator
@@ -48,10 +51,52 @@ def _positional_device_id(call: cst.Call, classes: list) -> bool:
     return direct and isinstance(func.value, cst.Call) and isinstance(func.value.func, cst.Name) and func.value.func.value == "super"
 
 
+def _device_names(module: cst.Module) -> set:
+    """The names (``x``, or ``.x`` for ``self.x``) that calls take as their ``device=``."""
+    found = set()
+
+    class _Find(cst.CSTVisitor):
+        def visit_Arg(self, node: cst.Arg) -> None:
+            if node.keyword is not None and node.keyword.value == "device":
+                if isinstance(node.value, cst.Name):
+                    found.add(node.value.value)
+                elif isinstance(node.value, cst.Attribute) and isinstance(node.value.value, cst.Name):
+                    found.add("." + node.value.attr.value)
+
+    module.visit(_Find())
+    return found
+
+
+def _held(target) -> str:
+    if isinstance(target, cst.Name):
+        return target.value
+    if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name):
+        return "." + target.attr.value
+    return ""
+
+
+class _CpuStrings(cst.CSTTransformer):
+    def leave_SimpleString(self, original: cst.SimpleString, updated: cst.SimpleString) -> cst.SimpleString:
+        if updated.evaluated_value in _GPU_DEVICES:
+            return cst.SimpleString(f"{updated.quote}cpu{updated.quote}")
+        return updated
+
+
 class _ToCpu(cst.CSTTransformer):
-    def __init__(self, positional: bool = True):
+    def __init__(self, positional: bool = True, device_names: frozenset = frozenset()):
         self.classes: list = []
         self.positional = positional
+        self.device_names = device_names
+
+    def leave_Assign(self, original: cst.Assign, updated: cst.Assign) -> cst.Assign:
+        if self.device_names and any(_held(t.target) in self.device_names for t in updated.targets):
+            return updated.with_changes(value=updated.value.visit(_CpuStrings()))
+        return updated
+
+    def leave_AnnAssign(self, original: cst.AnnAssign, updated: cst.AnnAssign) -> cst.AnnAssign:
+        if updated.value is not None and _held(updated.target) in self.device_names:
+            return updated.with_changes(value=updated.value.visit(_CpuStrings()))
+        return updated
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self.classes.append(node)
@@ -72,6 +117,8 @@ class _ToCpu(cst.CSTTransformer):
         return updated
 
     def leave_Param(self, original: cst.Param, updated: cst.Param) -> cst.Param:
+        if updated.default is not None and updated.name.value in self.device_names:
+            updated = updated.with_changes(default=updated.default.visit(_CpuStrings()))
         if updated.name.value == "device_id" and updated.default is not None:
             if not (isinstance(updated.default, cst.Name) and updated.default.value == "None"):
                 return updated.with_changes(default=_none())
@@ -101,4 +148,5 @@ def to_cpu(source: str, positional_device_id: bool = True) -> str:
 
     ``positional_device_id=False`` leaves Pipeline's positional device_id as written: for code that
     is converted afterwards, where the argument tells that the class passes its parameter on."""
-    return cst.parse_module(source).visit(_ToCpu(positional_device_id)).code
+    module = cst.parse_module(source)
+    return module.visit(_ToCpu(positional_device_id, frozenset(_device_names(module)))).code

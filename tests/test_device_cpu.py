@@ -115,3 +115,26 @@ def test_pipeline_s_positional_device_id():
     assert "super().__init__(batch_size, num_threads, device_id)" in out
     assert "pipe = Pipeline(4, 2, None)" in out
     assert to_cpu(textwrap.dedent(src), positional_device_id=False) == textwrap.dedent(src)
+
+
+def test_devices_held_in_names_that_calls_take_as_device_become_cpu():
+    # ETRI / cassandra / PerClusterQuantization: the device sits in a variable, a conditional, a
+    # parameter default or a member; the same literals elsewhere are left alone
+    src = textwrap.dedent('''\
+        dali_device = "gpu"
+        decoder_device = 'cpu' if dali_cpu else 'mixed'
+        label = "gpu"
+        def pipe(device="gpu", other="gpu"):
+            return fn.flip(x, device=device)
+        class P:
+            def __init__(self):
+                self.dev = "mixed"
+                self.name: str = "gpu"
+            def graph(self):
+                a = fn.decoders.image(j, device=decoder_device)
+                return fn.resize(a, device=dali_device), fn.flip(a, device=self.dev)
+        ''')
+    out = to_cpu(src)
+    assert 'dali_device = "cpu"' in out and "decoder_device = 'cpu' if dali_cpu else 'cpu'" in out
+    assert 'def pipe(device="cpu", other="gpu")' in out and 'self.dev = "cpu"' in out
+    assert 'label = "gpu"' in out and 'self.name: str = "gpu"' in out

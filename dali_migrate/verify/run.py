@@ -15,6 +15,7 @@ Needs DALI and numpy; imported only by ``dali-migrate verify`` and ``dali_migrat
 from __future__ import annotations
 
 import contextlib
+import copy
 import dataclasses
 import importlib.util
 import math
@@ -157,11 +158,18 @@ def _load_module(text: str, label: str, directory: Path, tmp: Path):
     module = importlib.util.module_from_spec(spec)
     # The user's own helper modules sit beside the file.
     sys.path.insert(0, str(directory))
+    # A module-level `args = parser.parse_args()` the pipeline reads parses the file's own command
+    # line, empty here (its defaults), not verify's options
+    argv, sys.argv = sys.argv, [str(path)]
     try:
         spec.loader.exec_module(module)
     except Exception as e:
         raise VerifyError(f"cannot import the {label} code: {type(e).__name__}: {e}") from None
+    except SystemExit as e:  # argparse on a required option, sys.exit() at import
+        raise VerifyError(f"cannot import the {label} code: it exited ({e.code}) while importing "
+                          "(a command line it parses at module level? only its defaults are given)") from None
     finally:
+        sys.argv = argv
         sys.path.remove(str(directory))
     return module, path
 
@@ -221,6 +229,20 @@ def _build_original(module, name: str, path: Path, opts: Options, settings: dict
         except Exception as e:
             raise VerifyError(f"cannot build the original pipeline: {type(e).__name__}: {e}") from None
     return pipe, records
+
+
+def _draws(inst) -> bool:
+    """Whether the operator's output depends on its seed: a random operator, or a reader that
+    shuffles (a reader reading in order takes a seed it never uses)."""
+    schema = inst._op._schema
+    if not schema.HasRandomSeedArg():
+        return False
+    if not (schema.Name().startswith("readers__") or schema.Name().endswith("Reader")):  # (FileReader: 1.x name)
+        return True
+    args = getattr(inst._op, "_init_args", None)
+    if args is None:  # (cannot tell: take it for shuffling)
+        return True
+    return bool(args.get("random_shuffle")) or bool(args.get("shuffle_after_epoch"))
 
 
 def _original_seeds(pipe, records: list, seed: int) -> list:
@@ -433,6 +455,12 @@ def verify(opts: Options) -> Verdict:
         raise VerifyError(f"--device must be cpu or gpu, not {opts.device!r}")
     seed = DEFAULT_SEED if opts.seed is None else opts.seed
     name, original_text, converted_text = _sources(opts)
+    # Each side gets its own copy of what the caller passes: one iterator object given to both
+    # would have the converted side start where the original's batches left it
+    try:
+        own_args, own_params = copy.deepcopy((tuple(opts.args), dict(opts.params)))
+    except Exception:  # noqa: BLE001 - (an open file, a lock): both sides share it, as documented
+        own_args, own_params = opts.args, opts.params
     if _is_pipeline_def(original_text, name):
         settings = _settings(opts, seed)
     else:
@@ -454,7 +482,7 @@ def verify(opts: Options) -> Verdict:
             seed = pipe.seed
         n = _iterations(opts, pipe)
         if seed is None:
-            if any(inst._op._schema.HasRandomSeedArg() for inst in pipe._ops):
+            if any(_draws(inst) for inst in pipe._ops):
                 raise VerifyError(
                     f"{name} builds a pipeline without a fixed seed and with random operators or readers: "
                     "its random stream cannot be reproduced; give it a seed"
@@ -481,7 +509,7 @@ def verify(opts: Options) -> Verdict:
                         # the pipeline did), and state both share (np.random.seed() in the body, a
                         # file read) then meets the first batch's draws as in the original.
                         try:
-                            gen = getattr(converted_mod, name)(*opts.args, **opts.params, **settings)
+                            gen = getattr(converted_mod, name)(*own_args, **own_params, **settings)
                         except Exception as e:
                             raise VerifyError(f"cannot start the converted code: {type(e).__name__}: {e}") from None
                     session.iteration = it

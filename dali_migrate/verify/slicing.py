@@ -79,9 +79,15 @@ def _free_names(stmt) -> set:
         outer = set()
         for dec in stmt.decorators:
             outer |= names_in(dec)
-        for x in [*p.posonly_params, *p.params, *p.kwonly_params]:
+        for x in [*p.posonly_params, *p.params, *p.kwonly_params, p.star_arg, p.star_kwarg]:
+            if not isinstance(x, cst.Param):
+                continue
             if x.default is not None:
                 outer |= names_in(x.default)
+            if x.annotation is not None:  # evaluated when the def runs (`data: List[str]`)
+                outer |= names_in(x.annotation)
+        if stmt.returns is not None:
+            outer |= names_in(stmt.returns)
         return outer | (names_in(stmt.body) - local)
     if isinstance(stmt, cst.ClassDef):
         outer = set()
@@ -92,6 +98,22 @@ def _free_names(stmt) -> set:
             outer |= _free_names(inner)
         return outer
     return names_in(stmt)
+
+
+def _changes(stmt) -> set:
+    """Names whose objects a statement that binds nothing changes through a method call:
+    ``parser.add_argument(...)`` above a module-level ``args = parser.parse_args()`` the pipeline
+    reads, ``cfg.update(...)`` (kept with what binds them; a module's function is not counted)."""
+    found = set()
+    if isinstance(stmt, cst.SimpleStatementLine):
+        for small in stmt.body:
+            if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+                func = small.value.func
+                while isinstance(func, cst.Attribute):
+                    func = func.value
+                if isinstance(func, cst.Name) and func is not small.value.func:
+                    found.add(func.value)
+    return found
 
 
 def _is_future(stmt) -> bool:
@@ -118,6 +140,8 @@ def slice_source(source: str, names: list) -> str:
     missing = [n for n in names if n not in defined]
     if missing:
         raise SliceError(f"no top-level definition of {', '.join(missing)}")
+    # (a module's function called at the top level, `os.makedirs(...)`, is top-level code: not run)
+    imported = {n for s in body for imp in _import_nodes(s) for n in _bound_by(cst.SimpleStatementLine([imp]))}
     needed = set(names)
     keep = set()
     changed = True
@@ -126,7 +150,7 @@ def slice_source(source: str, names: list) -> str:
         for i, stmt in enumerate(body):
             if i in keep or _is_main_guard(stmt):
                 continue
-            if _is_future(stmt) or bound[i] & needed:
+            if _is_future(stmt) or bound[i] & needed or _changes(stmt) & (needed - imported):
                 keep.add(i)
                 needed |= _free_names(stmt) - bound[i]
                 changed = True
