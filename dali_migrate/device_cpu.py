@@ -3,9 +3,10 @@
 :func:`to_cpu` rewrites pipeline-mode code and converted dynamic-mode code alike:
 
 * ``device="mixed"`` and ``device="gpu"`` (keyword arguments of any call) become ``device="cpu"``;
-* so do the ``"mixed"``/``"gpu"`` literals a variable, parameter default or ``self.<name>`` holds
-  where a call takes that name as its ``device=`` (``dali_device = "gpu"``, ``decoder_device =
-  "cpu" if dali_cpu else "mixed"``, ``def pipe(device="gpu")``);
+* so do the arms of a conditional expression there (``device="mixed" if gpu else "cpu"``), and the
+  ``"mixed"``/``"gpu"`` a variable, parameter default or ``self.<name>`` holds (so given, or in
+  such arms) where a call takes that name as its ``device=`` (``dali_device = "gpu"``,
+  ``decoder_device = "cpu" if dali_cpu else "mixed"``, ``def pipe(device="gpu")``);
 * ``x.gpu()`` becomes ``x`` (a DataNode's or a Batch's copy to the GPU);
 * ``device_id=<expr>`` becomes ``device_id=None`` where it names the device: in ``@pipeline_def(...)``,
   in calls (pipeline constructors, ``Pipeline(...)``, ``ndd.EvalContext(...)``, converted generator
@@ -75,11 +76,15 @@ def _held(target) -> str:
     return ""
 
 
-class _CpuStrings(cst.CSTTransformer):
-    def leave_SimpleString(self, original: cst.SimpleString, updated: cst.SimpleString) -> cst.SimpleString:
-        if updated.evaluated_value in _GPU_DEVICES:
-            return cst.SimpleString(f"{updated.quote}cpu{updated.quote}")
-        return updated
+def _cpu_value(expr):
+    """``expr`` with the device it gives moved to the CPU: a ``"gpu"``/``"mixed"`` literal, or one
+    an arm of a conditional expression gives (``"mixed" if device == "gpu" else "cpu"``; its test
+    is left as written). Anything else (a call, a subscript) is left as it is."""
+    if isinstance(expr, cst.SimpleString) and expr.evaluated_value in _GPU_DEVICES:
+        return expr.with_changes(value=f"{expr.quote}cpu{expr.quote}")
+    if isinstance(expr, cst.IfExp):
+        return expr.with_changes(body=_cpu_value(expr.body), orelse=_cpu_value(expr.orelse))
+    return expr
 
 
 class _ToCpu(cst.CSTTransformer):
@@ -90,12 +95,12 @@ class _ToCpu(cst.CSTTransformer):
 
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign) -> cst.Assign:
         if self.device_names and any(_held(t.target) in self.device_names for t in updated.targets):
-            return updated.with_changes(value=updated.value.visit(_CpuStrings()))
+            return updated.with_changes(value=_cpu_value(updated.value))
         return updated
 
     def leave_AnnAssign(self, original: cst.AnnAssign, updated: cst.AnnAssign) -> cst.AnnAssign:
         if updated.value is not None and _held(updated.target) in self.device_names:
-            return updated.with_changes(value=updated.value.visit(_CpuStrings()))
+            return updated.with_changes(value=_cpu_value(updated.value))
         return updated
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
@@ -110,15 +115,15 @@ class _ToCpu(cst.CSTTransformer):
             return updated
         key = updated.keyword.value
         value = updated.value
-        if key == "device" and isinstance(value, cst.SimpleString) and value.evaluated_value in _GPU_DEVICES:
-            return updated.with_changes(value=cst.SimpleString(f"{value.quote}cpu{value.quote}"))
+        if key == "device":
+            return updated.with_changes(value=_cpu_value(value))
         if key == "device_id" and not (isinstance(value, cst.Name) and value.value == "None"):
             return updated.with_changes(value=_none())
         return updated
 
     def leave_Param(self, original: cst.Param, updated: cst.Param) -> cst.Param:
         if updated.default is not None and updated.name.value in self.device_names:
-            updated = updated.with_changes(default=updated.default.visit(_CpuStrings()))
+            updated = updated.with_changes(default=_cpu_value(updated.default))
         if updated.name.value == "device_id" and updated.default is not None:
             if not (isinstance(updated.default, cst.Name) and updated.default.value == "None"):
                 return updated.with_changes(default=_none())

@@ -138,3 +138,8 @@ def test_devices_held_in_names_that_calls_take_as_device_become_cpu():
     assert 'dali_device = "cpu"' in out and "decoder_device = 'cpu' if dali_cpu else 'cpu'" in out
     assert 'def pipe(device="cpu", other="gpu")' in out and 'self.dev = "cpu"' in out
     assert 'label = "gpu"' in out and 'self.name: str = "gpu"' in out
+
+
+def test_conditional_devices_move_in_their_arms_only():
+    src = 'a = fn.decoders.image(j, device="mixed" if device == "gpu" else "cpu")\nb = fn.flip(a, device=pick("gpu"))\n'
+    assert to_cpu(src) == 'a = fn.decoders.image(j, device="cpu" if device == "gpu" else "cpu")\nb = fn.flip(a, device=pick("gpu"))\n'

@@ -240,3 +240,33 @@ def test_one_source_object_given_to_verify_serves_each_side_from_its_start(tmp_p
     )
     cursor = _Cursor()
     assert verify(Options(original=src, against=conv, params={"source": cursor}, iterations=4)).equal
+
+
+def test_sources_drawing_from_numpys_global_generator_draw_the_same_on_each_side(tmp_path):
+    # DALI's reinterpret notebook: sources call np.random directly. The original draws ahead for
+    # its prefetch; with one global generator for both sides, the converted side got other numbers
+    src = tmp_path / "global_rng.py"
+    src.write_text(
+        "import numpy as np\nimport nvidia.dali.fn as fn\nfrom nvidia.dali import pipeline_def\n\n"
+        "np.random.seed(3)\n\n"
+        "def sample(info):\n    return np.random.randint(0, 255, (2, 3), dtype=np.uint8)\n\n"
+        "@pipeline_def(batch_size=2)\ndef p():\n"
+        "    return fn.external_source(source=sample, batch=False) + 1\n"
+    )
+    verdict = verify(Options(original=src, iterations=4))
+    assert verdict.equal, verdict.describe()
+
+
+def test_a_pipeline_fed_from_outside_is_reported_not_waited_for(tmp_path):
+    # DALI's zoo decode example: a blocking external source given by pipe.run(encoded_img=...)
+    src = tmp_path / "fed.py"
+    src.write_text(
+        "import nvidia.dali.fn as fn\nfrom nvidia.dali import pipeline_def\n\n"
+        "@pipeline_def(batch_size=1)\ndef decode_pipeline(source_name):\n"
+        "    encoded = fn.external_source(name=source_name, blocking=True, no_copy=False)\n"
+        "    return fn.decoders.image(encoded)\n"
+    )
+    conv = tmp_path / "fed_ndd.py"
+    conv.write_text("def decode_pipeline(source_name, **settings):\n    yield from ()\n")
+    with pytest.raises(VerifyError, match=r"reads input fed from outside \('encoded_img'"):
+        verify(Options(original=src, against=conv, params={"source_name": "encoded_img"}))

@@ -231,6 +231,20 @@ def _build_original(module, name: str, path: Path, opts: Options, settings: dict
     return pipe, records
 
 
+def _fed_inputs(pipe) -> str:
+    """The external sources of the built pipeline that have no source of their own, named; none
+    where the pipeline feeds them itself (a class's iter_setup)."""
+    from nvidia.dali.pipeline import Pipeline
+
+    if getattr(type(pipe), "iter_setup", None) is not Pipeline.iter_setup:
+        return ""
+    names = []
+    for inst in pipe._ops:
+        if inst._op._schema.Name() == "ExternalSource" and getattr(inst._op, "_callback", True) is None:
+            names.append(repr(inst._op._name) if getattr(inst._op, "_name", None) else "unnamed")
+    return ", ".join(names)
+
+
 def _draws(inst) -> bool:
     """Whether the operator's output depends on its seed: a random operator, or a reader that
     shuffles (a reader reading in order takes a seed it never uses)."""
@@ -476,8 +490,19 @@ def verify(opts: Options) -> Verdict:
     with tempfile.TemporaryDirectory(prefix="dali-migrate-verify-") as tmp:
         tmp = Path(tmp)
         directory = opts.original.resolve().parent
-        original_mod, original_path = _load_module(original_text, "original", directory, tmp)
-        pipe, records = _build_original(original_mod, name, original_path, opts, settings)
+        original_random = _GlobalRandom()
+        converted_random = original_random.copy()
+        with original_random.active():
+            original_mod, original_path = _load_module(original_text, "original", directory, tmp)
+            pipe, records = _build_original(original_mod, name, original_path, opts, settings)
+        fed = _fed_inputs(pipe)
+        if fed:
+            # (pipe.run() would wait for them forever where blocking=True, or fail)
+            raise VerifyError(
+                f"{name} reads input fed from outside ({fed}: fn.external_source without source=, given "
+                "by pipe.feed_input or run(name=...)): verify runs the pipeline on its own and has "
+                "nothing to feed it; compare the original and the converted function on your data by hand"
+            )
         if not settings:
             seed = pipe.seed
         n = _iterations(opts, pipe)
@@ -494,27 +519,31 @@ def verify(opts: Options) -> Verdict:
         was_installed = rt.installed()
         rt.install()
         try:
-            converted_mod, _ = _load_module(converted_text, "converted", directory, tmp)
+            with converted_random.active():
+                converted_mod, _ = _load_module(converted_text, "converted", directory, tmp)
             session = _RunOrderSeeds(seed, seeded, _canonical_schemas())
             with _compat_session(session):
                 gen = None
                 for it in range(n):
                     try:
-                        ref = _original_outputs(pipe.run())
+                        with original_random.active():
+                            ref = _original_outputs(pipe.run())
                     except Exception as e:
                         raise VerifyError(f"the original pipeline failed at iteration {it}: {type(e).__name__}: {e}") from None
                     if gen is None:
                         # Made after the original's first run, as a program of its own would make
                         # it: the converted code runs the pipeline's own code when it is made (like
-                        # the pipeline did), and state both share (np.random.seed() in the body, a
-                        # file read) then meets the first batch's draws as in the original.
+                        # the pipeline did), and state both share (a file read) then meets the first
+                        # batch as in the original; the global random generators are each side's own.
                         try:
-                            gen = getattr(converted_mod, name)(*own_args, **own_params, **settings)
+                            with converted_random.active():
+                                gen = getattr(converted_mod, name)(*own_args, **own_params, **settings)
                         except Exception as e:
                             raise VerifyError(f"cannot start the converted code: {type(e).__name__}: {e}") from None
                     session.iteration = it
                     try:
-                        got = _converted_outputs(next(gen))
+                        with converted_random.active():
+                            got = _converted_outputs(next(gen))
                     except Exception as e:
                         raise VerifyError(f"the converted code failed at iteration {it}: {type(e).__name__}: {e}") from None
                     mismatch = compare_iteration(it, ref, got, opts.rtol, opts.atol, producers)
@@ -534,6 +563,46 @@ def verify(opts: Options) -> Verdict:
             if not was_installed:
                 rt.uninstall()
     return Verdict(True, n, len(ref), None, session.notes())
+
+
+class _GlobalRandom:
+    """One side's own state of the process-wide generators (``random``, ``np.random``, torch's CPU
+    generator where loaded). The two sides run in one process, iteration after iteration; a source
+    drawing from ``np.random`` would otherwise take the other side's next numbers (the original
+    also draws ahead, for its prefetch), where each program run alone would draw the same ones."""
+
+    def __init__(self):
+        self._capture()
+
+    def _capture(self) -> None:
+        import random
+
+        self._random, self._np = random.getstate(), np.random.get_state()
+        torch = sys.modules.get("torch")
+        self._torch = torch.get_rng_state() if torch is not None and hasattr(torch, "get_rng_state") else None
+
+    def copy(self) -> "_GlobalRandom":
+        return copy.deepcopy(self)
+
+    @contextlib.contextmanager
+    def active(self):
+        """The side's state in place while its code runs; what it drew is kept for its next turn."""
+        saved = _GlobalRandom()
+        self._apply()
+        try:
+            yield self
+        finally:
+            self._capture()
+            saved._apply()
+
+    def _apply(self) -> None:
+        import random
+
+        random.setstate(self._random)
+        np.random.set_state(self._np)
+        torch = sys.modules.get("torch")
+        if self._torch is not None and torch is not None:
+            torch.set_rng_state(self._torch)
 
 
 @contextlib.contextmanager
