@@ -829,6 +829,17 @@ def _fix_imports(old: cst.Module, new: cst.Module, names, ndd: str, ndd_module: 
 
     fixed = new.visit(_Fix())
     if need_ndd:
+        first = next((i for i, stmt in enumerate(new.body) if type(stmt) is cst.SimpleStatementLine
+                      and any(id(small) in dali_import_ids for small in stmt.body)), None)
+        if first is not None and not any(_is_dali_import_line(stmt) for stmt in fixed.body):
+            # Every DALI import went: ndd takes the place of the first. After the file's last
+            # import instead, it could land below code that needs it (a notebook's later cell that
+            # imports matplotlib, while a function of an earlier cell calls ndd: running the cells
+            # that define and call it, not the plotting one, raised NameError). The statements
+            # above that first import hold no DALI import, so none of them was dropped.
+            body = list(fixed.body)
+            body.insert(first, templates.statement(f"import {ndd_module} as {ndd}\n"))
+            return fixed.with_changes(body=body)
         fixed = _add_import(fixed, f"import {ndd_module} as {ndd}")
     return fixed
 

@@ -410,3 +410,20 @@ def test_automagic_lines_masked_python_statements_kept():
     assert notebooks.unmask(mc.masked, mc.restore) == AUTOMAGIC_CELL
     r = _convert(_nb(("code", "from nvidia.dali import fn"), ("code", AUTOMAGIC_CELL)))
     assert _sources(r.output)[1] == AUTOMAGIC_CELL.replace("fn.", "ndd.")
+
+
+def test_ndd_is_imported_in_the_cell_whose_dali_imports_it_replaces():
+    # DALI's parallel_external_source_fork notebook: a later plotting cell imports matplotlib; the
+    # imports the conversion needs went there, below the cell defining the pipeline, and running
+    # the cells that define and use the pipeline, but not the plotting one, raised NameError
+    text = _nb(
+        ("code", "import numpy as np\nfrom nvidia.dali import pipeline_def\nimport nvidia.dali.fn as fn\n"),
+        ("code", "@pipeline_def(batch_size=2, num_threads=1, device_id=None, seed=1)\ndef pipe(root):\n"
+                 "    jpegs, labels = fn.readers.file(file_root=root)\n    return fn.decoders.image(jpegs), labels\n"),
+        ("code", "import matplotlib.pyplot as plt\n\ndef show(x):\n    plt.imshow(x)\n"),
+        ("code", "p = pipe('data')\np.build()\nimages, labels = p.run()\n"),
+    )
+    result = _convert(text, convert=engine.convert_source)
+    first, _, plotting, _ = _sources(result.output)
+    assert "import nvidia.dali.experimental.dynamic as ndd" in first
+    assert plotting == "import matplotlib.pyplot as plt\n\ndef show(x):\n    plt.imshow(x)\n"

@@ -1,7 +1,7 @@
 """Constants made at the top of a notebook, outside any pipeline, and joined by two pipelines built
 by hand, as DALI's general/tensor_join.ipynb does (there with a numpy array held in a variable)."""
-import numpy as np
 import nvidia.dali.experimental.dynamic as ndd
+import numpy as np
 
 def pipe_cat_batches(*, batch_size=2, num_threads=3, device_id=None, seed=None):
     ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)

@@ -1,7 +1,7 @@
 """Constants made at the top of a notebook from a numpy array held in a variable, joined by two
 pipelines built by hand (DALI's general/tensor_join.ipynb, cut down)."""
-import numpy as np
 import nvidia.dali.experimental.dynamic as ndd
+import numpy as np
 
 np.random.seed(1234)
 

@@ -1,7 +1,7 @@
 import os
+import nvidia.dali.experimental.dynamic as ndd
 
 from src.image_pipeline import ImagePipeline
-import nvidia.dali.experimental.dynamic as ndd
 
 
 class DaliTorchIterator:
