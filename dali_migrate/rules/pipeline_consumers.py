@@ -32,6 +32,7 @@ from dali_migrate import cst_walk
 from dali_migrate.cst_util import dotted
 from dali_migrate.dali_imports import PIPELINE_CLASS
 from dali_migrate.rules.base import DetectorRule
+from dali_migrate.rules.not_yet_converted import _pipeline_class
 
 #: members only DALI's Pipeline has (a name as common as ``run`` or ``build`` says nothing alone)
 PIPELINE_ONLY = frozenset({
@@ -53,16 +54,6 @@ def _iterator_base(cls: cst.ClassDef, names, classes: dict, seen: frozenset = fr
             if found is not None:
                 return found
     return None
-
-
-def _pipeline_class(cls: cst.ClassDef, names, classes: dict, seen: frozenset = frozenset()) -> bool:
-    for base in cls.bases:
-        if names.qualify(base.value) in PIPELINE_CLASS:
-            return True
-        name = dotted(base.value)
-        if name in classes and name not in seen and _pipeline_class(classes[name], names, classes, seen | {cls.name.value}):
-            return True
-    return False
 
 
 def _used_here(node, parents) -> bool:
@@ -97,7 +88,7 @@ def _pipeline_members(node) -> list:
     for f in cst_walk.walk(node):
         if type(f) is cst.FunctionDef:
             params = [*f.params.posonly_params, *f.params.params, *f.params.kwonly_params]
-            if params and isinstance(f, cst.FunctionDef) and params[0].name.value in ("self", "cls"):
+            if params and params[0].name.value in ("self", "cls"):
                 selves.add(params[0].name.value)
                 params = params[1:]
             given |= {p.name.value for p in params}
@@ -120,13 +111,11 @@ def _find(module: cst.Module, names, parents, converted: set) -> list:
     if not converted:
         return []  # the file's pipelines stay pipelines: what takes them still can
     classes = {s.name.value: s for s in module.body if isinstance(s, cst.ClassDef)}
-    pipelines = set(converted) | {
-        name for name, cls in classes.items() if _pipeline_class(cls, names, classes)
-    }
+    pipelines = set(converted) | {name for name, cls in classes.items() if _pipeline_class(cls, module, names)}
     from dali_migrate.pipeline_analysis import pipeline_decorator
 
     pipelines |= {s.name.value for s in module.body if isinstance(s, cst.FunctionDef) and pipeline_decorator(s, names) is not None}
-    spelled = ", ".join(sorted(n for n in converted))
+    spelled = ", ".join(sorted(converted))
     found = []
     for stmt in module.body:
         if not isinstance(stmt, (cst.ClassDef, cst.FunctionDef)) or stmt.name.value in pipelines:
