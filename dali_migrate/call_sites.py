@@ -16,7 +16,7 @@ import libcst as cst
 from dali_migrate import match as m
 
 from dali_migrate import changed_in_place, cst_walk, iterator_subclasses
-from dali_migrate.cst_util import code, dotted, names_bound, one_line, one_line_statement
+from dali_migrate.cst_util import chain_root, code, dotted, names_bound, one_line, one_line_statement
 from dali_migrate.parents import Parents
 from dali_migrate.pipeline_analysis import NOT_CONVERTED, PERF_ONLY, SETTINGS, PipelineInfo, CPU_ONLY_DEVICE_REASON, cpu_only_device
 from dali_migrate.rules import batch_device_check as device_check
@@ -809,7 +809,7 @@ def _plan_uses(scope, var, assign, parents, site, pipe_rules, batch_rules, p: Pl
         p.blockers.append((parents.statement(node), "a name holding pipeline outputs is also assigned other values here: convert by hand"))
     rebound = nodes is not own.nodes
     if away:
-        nodes = [n for n in nodes if id(_root_name(n)) not in away]
+        nodes = [n for n in nodes if id(chain_root(n)) not in away]
     if rebound and (state.outputs or state.batches):
         # Outputs may outlive the next assignment of the variable; by name they cannot be told
         # apart from the outputs of what it holds before or next, unless every read of them sees
@@ -823,13 +823,6 @@ def _plan_uses(scope, var, assign, parents, site, pipe_rules, batch_rules, p: Pl
 
 
 _TARGET_HOLDERS = frozenset({cst.AssignTarget, cst.For, cst.AugAssign, cst.AnnAssign})
-
-
-def _root_name(node):
-    """The name a chain of calls, attributes and subscripts starts from (``x`` of ``x.a()[0]``)."""
-    while isinstance(node, (cst.Call, cst.Attribute, cst.Subscript)):
-        node = node.func if isinstance(node, cst.Call) else node.value
-    return node
 
 
 def _copied_out(conflicts: list, nodes: list, state, parents: Parents) -> tuple:

@@ -21,6 +21,13 @@ def dotted(node: cst.BaseExpression) -> Optional[str]:
     return None
 
 
+def chain_root(node: cst.BaseExpression) -> cst.BaseExpression:
+    """The node a chain of calls, attributes and subscripts starts from (``x`` of ``x.a()[0].b``)."""
+    while isinstance(node, (cst.Call, cst.Attribute, cst.Subscript)):
+        node = node.func if isinstance(node, cst.Call) else node.value
+    return node
+
+
 def attr_chain(path: str) -> cst.BaseExpression:
     """The expression for a dotted path (inverse of :func:`dotted`)."""
     head, *rest = path.split(".")

@@ -52,28 +52,26 @@ def _positional_device_id(call: cst.Call, classes: list) -> bool:
     return direct and isinstance(func.value, cst.Call) and isinstance(func.value.func, cst.Name) and func.value.func.value == "super"
 
 
+def _held(target) -> str:
+    """``x`` for a name, ``.x`` for ``self.x`` (any ``<name>.x``), else "": how a device is held."""
+    if isinstance(target, cst.Name):
+        return target.value
+    if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name):
+        return "." + target.attr.value
+    return ""
+
+
 def _device_names(module: cst.Module) -> set:
     """The names (``x``, or ``.x`` for ``self.x``) that calls take as their ``device=``."""
     found = set()
 
     class _Find(cst.CSTVisitor):
         def visit_Arg(self, node: cst.Arg) -> None:
-            if node.keyword is not None and node.keyword.value == "device":
-                if isinstance(node.value, cst.Name):
-                    found.add(node.value.value)
-                elif isinstance(node.value, cst.Attribute) and isinstance(node.value.value, cst.Name):
-                    found.add("." + node.value.attr.value)
+            if node.keyword is not None and node.keyword.value == "device" and _held(node.value):
+                found.add(_held(node.value))
 
     module.visit(_Find())
     return found
-
-
-def _held(target) -> str:
-    if isinstance(target, cst.Name):
-        return target.value
-    if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name):
-        return "." + target.attr.value
-    return ""
 
 
 def _cpu_value(expr):

@@ -26,7 +26,7 @@ from typing import Optional
 import libcst as cst
 
 from dali_migrate import call_sites, cst_walk, outside_users
-from dali_migrate.cst_util import code, names_bound, names_in
+from dali_migrate.cst_util import chain_root, code, names_bound, names_in
 from dali_migrate.dali_imports import PIPELINE_CLASS
 from dali_migrate.pipeline_analysis import helpers_with_ops
 from dali_migrate.rules import jax_iterator, paddle_iterator, pipe_epoch_size, torch_iterator
@@ -355,8 +355,7 @@ def _given(func: cst.FunctionDef) -> list:
 
 def _root(node):
     """The name an attribute, subscript or call chain starts from (``a`` of ``a.b[0].c()``), or None."""
-    while isinstance(node, (cst.Attribute, cst.Subscript, cst.Call)):
-        node = node.func if isinstance(node, cst.Call) else node.value
+    node = chain_root(node)
     return node.value if isinstance(node, cst.Name) else None
 
 

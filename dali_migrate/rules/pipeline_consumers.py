@@ -29,7 +29,7 @@ from typing import Optional
 import libcst as cst
 
 from dali_migrate import cst_walk
-from dali_migrate.cst_util import dotted
+from dali_migrate.cst_util import chain_root, dotted
 from dali_migrate.dali_imports import PIPELINE_CLASS
 from dali_migrate.rules.base import DetectorRule
 from dali_migrate.rules.not_yet_converted import _pipeline_class
@@ -70,15 +70,6 @@ def _makes_a_pipeline(node, names, pipelines: set) -> bool:
     return False
 
 
-def _root(expr):
-    """(the name an attribute chain starts from, how many steps lie between it and ``expr``)."""
-    hops = 0
-    while isinstance(expr, (cst.Attribute, cst.Subscript, cst.Call)):
-        expr = expr.func if isinstance(expr, cst.Call) else expr.value
-        hops += 1
-    return (expr.value if isinstance(expr, cst.Name) else None), hops
-
-
 def _pipeline_members(node) -> list:
     """The pipeline-only members ``node`` reaches on objects it is given: a parameter (also an
     element of one, or a loop variable over one), or what ``self`` holds (``self.pipe.epoch_size()``,
@@ -93,9 +84,10 @@ def _pipeline_members(node) -> list:
                 params = params[1:]
             given |= {p.name.value for p in params}
 
-    def reaches(expr) -> bool:
-        root, hops = _root(expr)
-        return root in given or (root in selves and hops >= 1)
+    def reaches(expr) -> bool:  # (on self: a member it holds, `self.pipe`, not self itself)
+        root = chain_root(expr)
+        name = root.value if isinstance(root, cst.Name) else None
+        return name in given or (name in selves and root is not expr)
 
     for f in cst_walk.walk(node):  # loop variables over what it was given
         if type(f) in (cst.For, cst.CompFor) and isinstance(f.target, cst.Name) and reaches(f.iter):
