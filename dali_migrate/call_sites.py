@@ -196,6 +196,10 @@ def _free_in_nested(nodes: _ScopeNodes, names: set, parents: Parents) -> list:
     found = []
     for nested in nodes.nested:
         used = cst_walk.remembered(cst_walk.names, nested) & names  # (its Name nodes' values, kept per node)
+        if used:
+            # names() spells attributes too: `fn.shapes(x)` in a pipeline is no read of a
+            # variable `shapes` that holds the pipeline's outputs here
+            used &= cst_walk.remembered(cst_walk.variables, nested)
         if any(not _binds(nested, n, parents) for n in used):
             found.append(nested)
     return found

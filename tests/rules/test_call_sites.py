@@ -417,3 +417,22 @@ def test_at_and_as_array_give_copies_as_in_pipeline_mode(tmp_path, fixture_data)
     assert "first = np.array(out[0].select(0))" in out and "labels = np.array(ndd.as_tensor(out[1]))" in out
     want, got = run_both(tmp_path, CHANGED_COPIES, out, "edited", str(fixture_data / "images"))
     assert want == got and max(want[1]) < 100
+
+
+def test_output_named_like_an_operator_the_pipeline_calls_is_no_closure():
+    # `fn.shapes(...)` in the pipeline spells `shapes` as an attribute: it does not read the
+    # variable `shapes` that holds an output at the call site, so the pipeline converts
+    out = convert(
+        '@pipeline_def(batch_size=4)\ndef p(root):\n    j, l = fn.readers.file(file_root=root, name="R")\n'
+        "    return j, fn.shapes(j)\n\n"
+        "pipe = p('d')\njpegs, shapes = pipe.run()\nprint(shapes.at(0))\n"
+    )
+    assert "dali-migrate:" not in out
+    assert "jpegs, shapes = next(pipe)" in out
+
+
+def test_closure_reading_the_outputs_still_stops_the_conversion():
+    out = convert(
+        PIPE + "pipe = p('d')\nj, l = pipe.run()\n\ndef show():\n    print(l)\n"
+    )
+    assert "a nested function uses the pipeline `pipe` or its outputs" in out
