@@ -118,7 +118,7 @@ class Legacy:
                 body = list(n.body)
                 for k, stmt in enumerate(body):
                     if type(stmt) is cst.SimpleStatementLine and id(stmt) not in taken and like(stmt) and stmt.deep_equals(self.anchor):
-                        var = code(self.anchor.body[0].targets[0].target)
+                        var = _holder_name(self.anchor.body[0].targets[0].target) or ""
                         block = next((s for s in body[k + 1 :] if _with_block(s, var)), None)
                         if block is not None and block.deep_equals(self.block):
                             return stmt
@@ -180,29 +180,61 @@ def _return(values: list) -> cst.SimpleStatementLine:
 # -- with pipe: ----------------------------------------------------------------------------------
 
 
+def _holder_name(target) -> Optional[str]:
+    """What holds a pipeline made as ``<target> = Pipeline(...)``, spelled as the code spells it: a
+    variable (``pipe``) or an attribute of one (``self.pipe``, as loader classes keep it); None
+    for anything else (``pipes[i]``, ``a.b.c``)."""
+    if isinstance(target, cst.Name):
+        return target.value
+    if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name):
+        return f"{target.value.value}.{target.attr.value}"
+    return None
+
+
+def _holder(var: str):
+    """The matcher for the holder ``var`` (:func:`_holder_name`)."""
+    base, dot, attr = var.partition(".")
+    return m.Attribute(value=m.Name(base), attr=m.Name(attr)) if dot else m.Name(var)
+
+
+def _stem(var: str) -> str:
+    """The holder's last name, to name what is made from it (``self.pipe`` -> ``pipe``)."""
+    return var.rpartition(".")[2]
+
+
+def _mentions_holder(var: str, *stmts) -> bool:
+    if "." not in var:
+        return var in read_names(*stmts)
+    pattern = _holder(var)
+    return any(type(n) is cst.Attribute and m.matches(n, pattern) for s in stmts for n in cst_walk.walk(s))
+
+
 def _pipeline_assign(stmt, names) -> Optional[tuple]:
     if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Assign)):
         return None
     assign = stmt.body[0]
-    if len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name):
+    if len(assign.targets) != 1:
+        return None
+    var = _holder_name(assign.targets[0].target)
+    if var is None:
         return None
     if not isinstance(assign.value, cst.Call) or names.qualify(assign.value.func) not in PIPELINE_CLASS:
         return None
-    return assign.targets[0].target.value, assign.value
+    return var, assign.value
 
 
 def _with_block(stmt, var: str) -> bool:
     return (
         isinstance(stmt, cst.With)
         and len(stmt.items) == 1
-        and m.matches(stmt.items[0].item, m.Name(var))
+        and m.matches(stmt.items[0].item, _holder(var))
         and stmt.items[0].asname is None
     )
 
 
 def _is_set_outputs(node, var: str) -> bool:
     """``node`` is the attribute ``<var>.set_outputs``."""
-    return m.matches(node, m.Attribute(value=m.Name(var), attr=m.Name("set_outputs")))
+    return m.matches(node, m.Attribute(value=_holder(var), attr=m.Name("set_outputs")))
 
 
 def _mentions_set_outputs(stmt, var: str) -> bool:
@@ -235,7 +267,7 @@ def _outputs_chosen(inner: list, var: str, names, block: list, taken: set) -> Op
         if test is not None and (read_names(test) & graph or any(names.fn_op(c.func) is not None for c in _calls(test))
                                  or _build_time_test(test, names)):
             return None  # (the converted loop tests it every iteration: it must give the graph's answer)
-    held = fresh_name(f"{var}_outputs", taken | set().union(*(names_in(st) for st in block)))
+    held = fresh_name(f"{_stem(var)}_outputs", taken | set().union(*(names_in(st) for st in block)))
 
     def branch(block):
         *rest, final = block.body.body
@@ -255,10 +287,11 @@ def with_pipeline_reason(call: cst.Call, parents) -> Optional[str]:
     if not (isinstance(assign, cst.Assign) and assign.value is call and len(assign.targets) == 1):
         return None
     target = assign.targets[0].target
-    if not isinstance(target, cst.Name):
-        return (f"the pipeline is kept in `{code(target)}`, not in a variable: dali-migrate converts "
-                f"`pipe = Pipeline(...)` with `with pipe:`; make it in a variable first, or convert by hand")
-    var = target.value
+    var = _holder_name(target)
+    if var is None:
+        return (f"the pipeline is kept in `{code(target)}`, neither a variable nor an attribute such as `self.pipe`: "
+                f"dali-migrate converts `pipe = Pipeline(...)` with `with pipe:`; make it in a variable first, "
+                f"or convert by hand")
     if _kwargs_from_pipeline_call(call) is None:
         return "Pipeline(...) gets *args/**kwargs or positional arguments past the settings: convert by hand"
     block = parents.of(stmt)
@@ -286,7 +319,7 @@ def _set_outputs(stmt, var: str) -> Optional[list]:
     if (
         isinstance(stmt, cst.SimpleStatementLine)
         and len(stmt.body) == 1
-        and m.matches(stmt.body[0], m.Expr(m.Call(func=m.Attribute(value=m.Name(var), attr=m.Name("set_outputs")))))
+        and m.matches(stmt.body[0], m.Expr(m.Call(func=m.Attribute(value=_holder(var), attr=m.Name("set_outputs")))))
     ):
         call = stmt.body[0].value
         if any(a.star or a.keyword for a in call.args):
@@ -650,12 +683,89 @@ def _defined_after(kept: list, var: str, call: cst.Call) -> bool:
         return False
     changed = set().union(*(_bindings(s) | _mutated(s) for s in kept))
     args = [a.value for a in call.args]
-    if var in read_names(*kept) or read_names(*args) & changed:
+    if _mentions_holder(var, *kept) or read_names(*args) & changed:
         return False
     return not (any(True for a in args for _ in _calls(a)) and any(True for s in kept for _ in _calls(s)))
 
 
-def rewrite_with_blocks(body: list, names, taken: set, found: list, skip: set) -> list:
+def changed_in_place(module: cst.Module) -> frozenset:
+    """Attribute names whose objects the file may change in place: ``x.a[i] = ...``, ``x.a.b = ...``,
+    ``x.a += ...``, ``x.a.m(...)`` (any method may change its object), ``del x.a...``."""
+    found: set = set()
+
+    def below(target, own: bool) -> None:
+        # `own`: the target itself, not something inside it (`x.a = v` rebinds `a`, changes nothing)
+        while isinstance(target, (cst.Attribute, cst.Subscript)):
+            if isinstance(target, cst.Attribute) and not own:
+                found.add(target.attr.value)
+            own = False
+            target = target.value
+
+    for n in cst_walk.walk(module):
+        kind = type(n)
+        if kind is cst.AssignTarget or kind is cst.AnnAssign:
+            below(n.target, True)
+        elif kind is cst.AugAssign:
+            below(n.target, False)
+        elif kind is cst.Del:
+            below(n.target, False)
+        elif kind is cst.Call and type(n.func) is cst.Attribute:
+            below(n.func.value, False)
+    return frozenset(found)
+
+
+def _snapshot_attributes(var: str, stmts: list, kept: list, before: bool, changed: frozenset, taken: set):
+    """(``stmts`` reading ``<base>.<attr>`` through parameters, [those parameters]) for a graph
+    held in an attribute (``var`` is ``self.pipe``), or None where the graph's reads of ``self``
+    cannot all be taken so.
+
+    The pipeline read ``self.<attr>`` once, when its graph was defined; the converted generator's
+    loop would read it every iteration, when the object may hold another value (an epoch hook
+    that sets ``self.image_size``, a training script that sets ``loader.dither = 0``). A parameter
+    whose default is ``self.<attr>`` is evaluated where the function is defined, where the graph
+    was, once. Not taken so: a graph that uses ``self`` other than by reading its attributes
+    (passes it on, assigns or calls one, calls a method) or reads it in a function of its own (a
+    source's lambda reads it when it runs, in the pipeline too), an attribute whose object the file may
+    change in place (``self.anchors.append(...)``), and a function defined before statements
+    (``before``: those between ``Pipeline(...)`` and ``with``) that change ``self``."""
+    base, dot, _ = var.partition(".")
+    if not dot:
+        return None
+    reads = [n for s in stmts for n in cst_walk.walk(s)
+             if type(n) is cst.Attribute and type(n.value) is cst.Name and n.value.value == base]
+    if not reads:
+        return None
+    uses = sum(1 for s in stmts for n in cst_walk.variable_nodes(s) if n.value == base)
+    attrs = list(dict.fromkeys(n.attr.value for n in reads))
+    if uses != len(reads) or base in set().union(*(_bindings(s) for s in stmts)):
+        return None  # `self` itself passed on, or rebound
+    if base in set().union(*(_mutated(s) for s in stmts)) or any(
+            type(n) is cst.Call and type(n.func) is cst.Attribute and type(n.func.value) is cst.Name
+            and n.func.value.value == base for s in stmts for n in cst_walk.walk(s)):
+        return None  # the graph assigns one, or calls a method
+    if set(attrs) & changed:
+        return None
+    if any(type(n) in (cst.Lambda, cst.FunctionDef, cst.ClassDef) and base in cst_walk.variables(n)
+           for s in stmts for n in cst_walk.walk(s)):
+        return None  # read when the inner function runs (a source's lambda), not when the graph was defined
+    if before and base in set().union(*(_mutated(s) | _bindings(s) for s in kept)):
+        return None
+    params, table = [], {}
+    for attr in attrs:
+        table[attr] = fresh_name(f"{base}_{attr}", taken)
+        params.append(cst.Param(cst.Name(table[attr]), default=cst.Attribute(cst.Name(base), cst.Name(attr)), equal=_EQ))
+
+    class _Reads(cst.CSTTransformer):
+        def leave_Attribute(self, original, updated):
+            if type(original.value) is cst.Name and original.value.value == base and original.attr.value in table:
+                return cst.Name(table[original.attr.value], lpar=updated.lpar, rpar=updated.rpar)
+            return updated
+
+    return [s.visit(_Reads()) for s in stmts], params
+
+
+def rewrite_with_blocks(body: list, names, taken: set, found: list, skip: set,
+                        changed: Optional[frozenset] = None) -> list:
     """One block's statements with each ``with pipe:`` graph replaced by a synthesized pipeline."""
     out = list(body)
     moved: dict = {}  # id(statement made before a graph and moved into it) -> the statement
@@ -670,7 +780,7 @@ def rewrite_with_blocks(body: list, names, taken: set, found: list, skip: set) -
         if j is None:
             i += 1
             continue
-        with_stmt = out[j]
+        with_stmt = written = out[j]  # (`written`: how a marker finds the block again, as the file has it)
         inner = list(with_stmt.body.body) if isinstance(with_stmt.body, cst.IndentedBlock) else []
         outputs = _set_outputs(inner[-1], var) if inner else None
         chosen = _outputs_chosen(inner, var, names, out, taken) if inner and outputs is None else None
@@ -680,23 +790,25 @@ def rewrite_with_blocks(body: list, names, taken: set, found: list, skip: set) -
             new_if, held = chosen
             inner = [*inner[:-1], new_if, cst.SimpleStatementLine([cst.Pass()])]
             outputs = [cst.Name(held)]
-        if outputs is None and j + 1 < len(out) and _set_outputs(out[j + 1], var) is not None and not any(
-                _mentions_set_outputs(s, var) for s in inner):
+        after = outputs is None and j + 1 < len(out) and _set_outputs(out[j + 1], var) is not None and not any(
+            _mentions_set_outputs(s, var) for s in inner)
+        if after:
             # `pipe.set_outputs(...)` right after the block: the graph's outputs all the same
             inner.append(out[j + 1])
             outputs = _set_outputs(out[j + 1], var)
-            with_stmt = with_stmt.with_changes(body=with_stmt.body.with_changes(body=inner))
-            out[j : j + 2] = [with_stmt]
         kwargs = _kwargs_from_pipeline_call(call)
-        name = f"{var}_batches"
+        name = f"{_stem(var)}_batches"
         if name in taken:
-            name = f"{var}_batches_{len(taken)}"
+            name = f"{_stem(var)}_batches_{len(taken)}"
         # taken even when skipped: the names of the file's other graphs must not change between
         # the engine's passes (a skipped graph's name is how it is recognised in the next one)
         taken.add(name)
         if outputs is None or kwargs is None or name in skip:
-            i = j + 1
+            i = j + 1  # (left as written: a skipped graph keeps its set_outputs where it was)
             continue
+        if after:
+            with_stmt = with_stmt.with_changes(body=with_stmt.body.with_changes(body=inner))
+            out[j : j + 2] = [with_stmt]
         # Operator calls between Pipeline(...) and `with` belong to the graph too.
         graph_names: set = set()
         pre, kept = [], []
@@ -710,7 +822,7 @@ def rewrite_with_blocks(body: list, names, taken: set, found: list, skip: set) -
         # the graph becomes a function of its own: what its lines bind stays in there
         leaked = _read_before_bound([*kept, *out[j + 1:]], set().union(*(_bindings(s) for s in [*pre, *inner[:-1]])))
         if leaked is not None:
-            found.append(Legacy(name=name, kind="with", anchor=out[i], block=with_stmt, reason=(
+            found.append(Legacy(name=name, kind="with", anchor=out[i], block=written, reason=(
                 f"`{leaked}` is bound in the `with {var}:` graph and read after it: converted, the graph is a "
                 f"function of its own, where `{leaked}` would stay; bind it before Pipeline(...), or convert by hand"
             )))
@@ -719,7 +831,7 @@ def rewrite_with_blocks(body: list, names, taken: set, found: list, skip: set) -
         makes = _data_node_makers(out, i, names)
         inputs = _graph_inputs(out, i, graph, names, makes)
         if isinstance(inputs, str):
-            found.append(Legacy(name=name, kind="with", anchor=out[i], reason=inputs, block=with_stmt))
+            found.append(Legacy(name=name, kind="with", anchor=out[i], reason=inputs, block=written))
             i = j + 1
             continue
         for stmt in inputs:
@@ -733,7 +845,7 @@ def rewrite_with_blocks(body: list, names, taken: set, found: list, skip: set) -
         captured = _captured_sources([*inputs, *graph], out, names)
         rebound = [n for n in captured if any(n in _bindings(s) for s in kept)]
         if rebound:
-            found.append(Legacy(name=name, kind="with", anchor=out[i], block=with_stmt, reason=(
+            found.append(Legacy(name=name, kind="with", anchor=out[i], block=written, reason=(
                 f"`{rebound[0]}`, the external source, is defined again between Pipeline(...) and `with`: convert by hand"
             )))
             i = j + 1
@@ -745,17 +857,28 @@ def rewrite_with_blocks(body: list, names, taken: set, found: list, skip: set) -
             leading.append(cst.EmptyLine(comment=cst.Comment(
                 f"# {said} as defined at this point (the file defines it more than once): the pipeline took it here"
             )))
+        stmts = [*inputs, *pre, *inner[:-1], _return(outputs)]
+        snapshot = _snapshot_attributes(var, stmts, kept, not _defined_after(kept, var, call),
+                                        changed or frozenset(), taken)
+        if snapshot is not None:
+            stmts, taken_attrs = snapshot
+            params += taken_attrs
+            said = ", ".join(f"`{code(p.default)}`" for p in taken_attrs)
+            leading.append(cst.EmptyLine(comment=cst.Comment(
+                f"# {said} as {'they are' if len(taken_attrs) > 1 else 'it is'} here: the pipeline's graph "
+                f"read {'them' if len(taken_attrs) > 1 else 'it'} once, where it was defined"
+            )))
         func = cst.FunctionDef(
             name=cst.Name(name),
             params=cst.Parameters(params=params),
-            body=cst.IndentedBlock([*inputs, *pre, *inner[:-1], _return(outputs)]),
+            body=cst.IndentedBlock(stmts),
             decorators=[_decorator(kwargs)],
             leading_lines=leading,
         )
         assign = out[i].with_changes(
             body=[out[i].body[0].with_changes(value=cst.Call(func=cst.Name(name)))], leading_lines=[cst.EmptyLine(indent=False)]
         )
-        found.append(Legacy(name=name, kind="with", anchor=out[i], block=with_stmt))
+        found.append(Legacy(name=name, kind="with", anchor=out[i], block=written))
         if _defined_after(kept, var, call):
             # the lines before Pipeline(...) stay before the first statement, those between go before the function
             first = kept[0].with_changes(leading_lines=out[i].leading_lines)
@@ -2591,11 +2714,15 @@ def normalize(module: cst.Module, names, catalog, taken: set, skip: set) -> tupl
             return id(node) in enter
 
         def leave_IndentedBlock(self, original, updated):
-            return updated.with_changes(body=rewrite_with_blocks(list(updated.body), names, taken, found, skip))
+            return updated.with_changes(body=rewrite_with_blocks(list(updated.body), names, taken, found, skip, changed))
 
+    # (only graphs kept in an attribute read it: _snapshot_attributes)
+    changed = changed_in_place(module) if any(
+        type(n) is cst.With and any(type(item.item) is cst.Attribute for item in n.items)
+        for n in cst_walk.walk(module)) else frozenset()
     if enter:
         module = module.visit(_Blocks())
-    module = module.with_changes(body=rewrite_with_blocks(list(module.body), names, taken, found, skip))
+    module = module.with_changes(body=rewrite_with_blocks(list(module.body), names, taken, found, skip, changed))
     if _same_statements(module, written):
         # nothing was rewritten: the file as written goes on, and with it what the engine has
         # already worked out about it (its index is not made again for an equal copy: issue 6)

@@ -124,9 +124,10 @@ def test_set_outputs_inside_the_block_and_after_it_is_not_taken_for_the_end():
 
 def test_why_a_with_pipeline_is_not_converted_is_said():
     for body, words in [
-        ("self_pipe = None\nclass L:\n    def __init__(self):\n        self.pipe = Pipeline(batch_size=2, num_threads=1, device_id=None)\n"
-         "        with self.pipe:\n            self.pipe.set_outputs(fn.constant(idata=[1]))\n",
-         "the pipeline is kept in `self.pipe`, not in a variable"),
+        ("class L:\n    def __init__(self):\n        self.pipes = [None]\n"
+         "        self.pipes[0] = Pipeline(batch_size=2, num_threads=1, device_id=None)\n"
+         "        with self.pipes[0]:\n            self.pipes[0].set_outputs(fn.constant(idata=[1]))\n",
+         "the pipeline is kept in `self.pipes[0]`, neither a variable nor an attribute such as `self.pipe`"),
         ("p = Pipeline(batch_size=2, num_threads=1, device_id=None)\nwith p:\n    outs = (fn.constant(idata=[1]),)\n    p.set_outputs(*outs)\n",
          "`p.set_outputs(*outs)`: which outputs it gets cannot be seen"),
         ("p = Pipeline(batch_size=2, num_threads=1, device_id=None)\nuse(p)\n",
@@ -265,3 +266,18 @@ def test_the_factory_with_a_new_namespace_for_the_second_pipeline_converts(tmp_p
     assert "dali-migrate:" not in out, out
     want, got = run_both(tmp_path, src, out, "main", str(fixture_data / "images"))
     assert want == got and want[0] == ((8, 8, 3), (16, 16, 3)), (want, got)
+
+
+def test_a_graph_left_as_written_keeps_its_set_outputs_after_the_block():
+    # the conversion tries the block with `pipe.set_outputs(...)` taken in; a graph that then does
+    # not convert is left exactly as written, set_outputs after the block included
+    src = (
+        "from nvidia.dali.plugin.pytorch import DALIGenericIterator\n\n\n"
+        "def make(root):\n    pipe = Pipeline(batch_size=2, num_threads=1, device_id=0)\n    with pipe:\n"
+        "        jpegs, labels = fn.readers.file(file_root=root, name='R')\n"
+        "        images = fn.decoders.image(jpegs, device='mixed')\n    pipe.set_outputs(images, labels)\n"
+        "    pipe.build()\n    return DALIGenericIterator([pipe], ['a', 'b'], reader_name='nope')\n"
+    )
+    out = convert(src, header=HEADER)
+    assert "cannot match the name to the pipeline's reader" in out
+    assert "        images = fn.decoders.image(jpegs, device='mixed')\n    pipe.set_outputs(images, labels)\n" in out

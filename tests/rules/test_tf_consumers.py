@@ -33,14 +33,17 @@ class Wrapper:
 def test_a_hand_built_pipeline_kept_on_self_and_given_to_dalidataset_stays():
     assert fed(WRAPPER) == {"Pipeline(...)": "DALIDataset"}
     out = convert(WRAPPER, header=TF)
-    assert "Pipeline(...) built by hand: the pipeline is given to TensorFlow's DALIDataset (`return dali_tf.DALIDataset(" in out
+    assert "not converted: the pipeline is given to TensorFlow's DALIDataset (`return dali_tf.DALIDataset(pipeline=self._pipe" in out
     assert STAYS in out and "not converted yet" not in out
+    assert "with self._pipe:" in out
 
 
-def test_a_hand_built_pipeline_not_given_to_tensorflow_keeps_its_marker():
+def test_a_hand_built_pipeline_kept_on_self_and_not_given_to_tensorflow_converts():
     src = WRAPPER.replace("dali_tf.DALIDataset(pipeline=self._pipe, batch_size=4, output_dtypes=(tf.uint8, tf.int32))", "self._pipe.run()")
     assert fed(src) == {}
-    assert "Pipeline(...) built by hand (with pipe: / set_outputs), not converted: the pipeline is kept in `self._pipe`" in convert(src, header=TF)
+    out = convert(src, header=TF)
+    assert "dali-migrate:" not in out
+    assert "self._pipe = _pipe_batches()" in out and "return next(self._pipe)" in out
 
 
 CLASSES = '''
