@@ -177,3 +177,6 @@ def _progress(total: int, *, enabled: bool) -> Iterator[Optional[Callable]]:
 from dali_migrate.cli_verify import verify_command  # noqa: E402
 
 main.add_command(verify_command)
+
+if __name__ == "__main__":  # `python -m dali_migrate.cli ...` as well as `python -m dali_migrate ...`
+    main()

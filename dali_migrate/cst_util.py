@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Iterable, Optional
 
 import libcst as cst
@@ -172,3 +173,20 @@ def one_line_statement(stmt: cst.CSTNode) -> str:
     if isinstance(stmt, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
         stmt = stmt.with_changes(leading_lines=[])
     return one_line(stmt)
+
+
+_LINES = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+
+
+def comment_tail(source: str) -> int:
+    """Where the file's closing run of comment and blank lines starts (len(source) if none).
+
+    libcst 1.9's parser keeps only the last of several indented comment lines that end a file
+    (``x = 1 / "  # a" / "  # b"`` comes back without ``# a``), so they are kept as text."""
+    lines = _LINES.findall(source)  # Python's line ends only (str.splitlines also splits at \f, \x1c...)
+    start = len(source)
+    for line in reversed(lines):
+        if line.strip() and not line.lstrip().startswith("#"):
+            break
+        start -= len(line)
+    return start

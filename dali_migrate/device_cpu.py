@@ -9,8 +9,11 @@
   ``decoder_device = "cpu" if dali_cpu else "mixed"``, ``def pipe(device="gpu")``);
 * ``x.gpu()`` becomes ``x`` (a DataNode's or a Batch's copy to the GPU);
 * ``device_id=<expr>`` becomes ``device_id=None`` where it names the device: in ``@pipeline_def(...)``,
-  in calls (pipeline constructors, ``Pipeline(...)``, ``ndd.EvalContext(...)``, converted generator
-  functions) and as the default of a ``device_id`` parameter (the converted functions' settings);
+  in calls (``Pipeline(...)``, ``ndd.EvalContext(...)``, ``@pipeline_def`` functions) and as the
+  default of a keyword-only ``device_id`` parameter (the converted functions' settings). A call of
+  a class or an undecorated function the module defines keeps its ``device_id=``: their code hands
+  it to DALI where it is moved (``super().__init__(..., device_id)``, ``ndd.EvalContext(...)``),
+  and may need the integer for other things (a loader's ``self.files[device_id::num_gpus]``);
 * the third positional argument of ``Pipeline(...)``, and of ``super().__init__(...)`` /
   ``Pipeline.__init__(self, ...)`` in a class derived from ``Pipeline`` itself, is Pipeline's
   ``device_id``: it becomes None too (DALI's examples write ``super().__init__(batch_size,
@@ -22,6 +25,8 @@ Everything else stays byte-identical. Only libcst is needed (no DALI import).
 from __future__ import annotations
 
 import libcst as cst
+
+from dali_migrate.cst_util import comment_tail
 
 __all__ = ["to_cpu"]
 
@@ -86,10 +91,11 @@ def _cpu_value(expr):
 
 
 class _ToCpu(cst.CSTTransformer):
-    def __init__(self, positional: bool = True, device_names: frozenset = frozenset()):
+    def __init__(self, positional: bool = True, device_names: frozenset = frozenset(), own: frozenset = frozenset()):
         self.classes: list = []
         self.positional = positional
         self.device_names = device_names
+        self.own = own  # classes and undecorated functions the module defines at its top level
 
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign) -> cst.Assign:
         if self.device_names and any(_held(t.target) in self.device_names for t in updated.targets):
@@ -115,17 +121,20 @@ class _ToCpu(cst.CSTTransformer):
         value = updated.value
         if key == "device":
             return updated.with_changes(value=_cpu_value(value))
-        if key == "device_id" and not (isinstance(value, cst.Name) and value.value == "None"):
-            return updated.with_changes(value=_none())
         return updated
 
     def leave_Param(self, original: cst.Param, updated: cst.Param) -> cst.Param:
         if updated.default is not None and updated.name.value in self.device_names:
             updated = updated.with_changes(default=_cpu_value(updated.default))
-        if updated.name.value == "device_id" and updated.default is not None:
-            if not (isinstance(updated.default, cst.Name) and updated.default.value == "None"):
-                return updated.with_changes(default=_none())
         return updated
+
+    def leave_Parameters(self, original: cst.Parameters, updated: cst.Parameters) -> cst.Parameters:
+        kwonly = [
+            p.with_changes(default=_none()) if p.name.value == "device_id" and p.default is not None
+            and not (isinstance(p.default, cst.Name) and p.default.value == "None") else p
+            for p in updated.kwonly_params
+        ]
+        return updated.with_changes(kwonly_params=kwonly)
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         func = updated.func
@@ -135,6 +144,14 @@ class _ToCpu(cst.CSTTransformer):
             if updated.lpar or updated.rpar:
                 receiver = receiver.with_changes(lpar=[*updated.lpar, *receiver.lpar], rpar=[*receiver.rpar, *updated.rpar])
             return receiver
+        if not (isinstance(func, cst.Name) and func.value in self.own):
+            args = [
+                a.with_changes(value=_none()) if a.keyword is not None and a.keyword.value == "device_id"
+                and not (isinstance(a.value, cst.Name) and a.value.value == "None") else a
+                for a in updated.args
+            ]
+            if any(a is not b for a, b in zip(args, updated.args)):
+                updated = updated.with_changes(args=args)
         positional = [i for i, a in enumerate(updated.args) if a.keyword is None and not a.star]
         skip = 1 if isinstance(func, cst.Attribute) and _ends_with_pipeline(func.value) else 0  # (self)
         if self.positional and len(positional) > 2 + skip and _positional_device_id(original, self.classes):
@@ -151,5 +168,10 @@ def to_cpu(source: str, positional_device_id: bool = True) -> str:
 
     ``positional_device_id=False`` leaves Pipeline's positional device_id as written: for code that
     is converted afterwards, where the argument tells that the class passes its parameter on."""
-    module = cst.parse_module(source)
-    return module.visit(_ToCpu(positional_device_id, frozenset(_device_names(module)))).code
+    cut = comment_tail(source)  # (kept as text: libcst loses indented comment lines that end a file)
+    module = cst.parse_module(source[:cut])
+    own = frozenset(
+        s.name.value for s in module.body
+        if isinstance(s, cst.ClassDef) or (isinstance(s, cst.FunctionDef) and not s.decorators)
+    )
+    return module.visit(_ToCpu(positional_device_id, frozenset(_device_names(module)), own)).code + source[cut:]

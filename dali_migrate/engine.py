@@ -20,7 +20,7 @@ from dali_migrate import match as m
 from dali_migrate import call_sites, cst_walk, fed_inputs, helper_inlining, hidden_globals, imported_elsewhere, imported_pipelines, legacy, markers, parents as parents_mod, rules as rules_mod, templates, tf_consumers
 from dali_migrate.catalog import load as load_catalog
 from dali_migrate.config import Config
-from dali_migrate.cst_util import code, fresh_name, names_in, with_kwarg, without_kwargs
+from dali_migrate.cst_util import code, comment_tail, fresh_name, names_in, with_kwarg, without_kwargs
 from dali_migrate.dali_imports import FN, MATH, collect
 from dali_migrate.model import ConversionError, ConversionResult
 from dali_migrate.pipeline_analysis import (
@@ -77,23 +77,6 @@ def _on(rule, enabled) -> bool:
     return enabled is None or rule.id in enabled
 
 
-_LINES = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
-
-
-def _comment_tail(source: str) -> int:
-    """Where the file's closing run of comment and blank lines starts (len(source) if none).
-
-    libcst 1.9's parser keeps only the last of several indented comment lines that end a file
-    (``x = 1 / "  # a" / "  # b"`` comes back without ``# a``), so they are kept as text."""
-    lines = _LINES.findall(source)  # Python's line ends only (str.splitlines also splits at \f, \x1c...)
-    start = len(source)
-    for line in reversed(lines):
-        if line.strip() and not line.lstrip().startswith("#"):
-            break
-        start -= len(line)
-    return start
-
-
 def convert_source(source: str, *, path: str = "<string>", config: Optional[Config] = None,
                    used_elsewhere: Optional[dict] = None, imported: Optional[dict] = None) -> ConversionResult:
     """Return the converted text and the markers left. Raises ConversionError if it does not parse.
@@ -117,7 +100,7 @@ def convert_source(source: str, *, path: str = "<string>", config: Optional[Conf
 def _convert_source(source: str, *, path: str, config: Optional[Config], used_elsewhere: Optional[dict],
                     imported: Optional[dict] = None) -> ConversionResult:
     config = config or Config()
-    cut = _comment_tail(source)
+    cut = comment_tail(source)
     try:
         module = cst.parse_module(source[:cut])
     except cst.ParserSyntaxError as e:

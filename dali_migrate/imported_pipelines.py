@@ -47,6 +47,7 @@ from typing import Optional
 import libcst as cst
 
 from dali_migrate import outside_users
+from dali_migrate.cst_util import comment_tail
 from dali_migrate.pipeline_analysis import SETTINGS
 from dali_migrate.rules import pipeline_current
 
@@ -193,7 +194,7 @@ def _analyser(text: str, config):
     from dali_migrate import cst_walk, engine
     from dali_migrate.dali_imports import collect
 
-    cut = engine._comment_tail(text)
+    cut = comment_tail(text)
     try:
         module = cst.parse_module(text[:cut])
     except cst.ParserSyntaxError:

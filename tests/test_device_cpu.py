@@ -143,3 +143,39 @@ def test_devices_held_in_names_that_calls_take_as_device_become_cpu():
 def test_conditional_devices_move_in_their_arms_only():
     src = 'a = fn.decoders.image(j, device="mixed" if device == "gpu" else "cpu")\nb = fn.flip(a, device=pick("gpu"))\n'
     assert to_cpu(src) == 'a = fn.decoders.image(j, device="cpu" if device == "gpu" else "cpu")\nb = fn.flip(a, device=pick("gpu"))\n'
+
+
+def test_device_id_given_to_the_module_s_own_classes_and_functions_is_kept():
+    # ZhuangLii/speed_up_pytorch: the input iterator shards its files with device_id, and the
+    # Pipeline subclass passes it to super().__init__ (moved there); DeepLearningExamples'
+    # HybridTrainPipe computes seed=12 + device_id
+    src = """\
+    class D2InputIterator:
+        def __init__(self, files, device_id=0, num_gpus=1):
+            self.files = files[device_id::num_gpus]
+
+    class Train(Pipeline):
+        def __init__(self, batch_size, num_threads, device_id):
+            super().__init__(batch_size, num_threads, device_id, seed=12 + device_id)
+
+    def make(files, device_id=0):
+        eii = D2InputIterator(files, device_id=device_id)
+        return Train(2, 1, device_id=device_id), Pipeline(batch_size=2, num_threads=1, device_id=device_id)
+
+    @pipeline_def
+    def p(root):
+        return fn.readers.file(file_root=root)
+
+    loaders = make(["a"], device_id=args.local_rank), p("/data", device_id=args.local_rank)
+    """
+    out = _cpu(src)
+    assert "D2InputIterator(files, device_id=device_id)" in out and "def __init__(self, files, device_id=0, num_gpus=1)" in out
+    assert "Train(2, 1, device_id=device_id)" in out and "super().__init__(batch_size, num_threads, None, seed=12 + device_id)" in out
+    assert "Pipeline(batch_size=2, num_threads=1, device_id=None)" in out
+    assert "def make(files, device_id=0)" in out and 'make(["a"], device_id=args.local_rank)' in out
+    assert 'p("/data", device_id=None)' in out
+
+
+def test_indented_comments_that_end_the_file_are_kept():
+    src = "def f():\n    x = fn.flip(y, device='gpu')\n   #######\n   # see https://example.com\n   #######\n"
+    assert to_cpu(src) == src.replace("'gpu'", "'cpu'")
