@@ -710,7 +710,10 @@ def _find_reader(info: PipelineInfo, body: list, call: cst.Call, op: OpInfo, ops
         literal = _device(call)
         # A video reader on the GPU (the legacy ones have no other device) runs as the pipeline ran
         # it: next_epoch gets the pipeline's EvalContext (rules/pipeline_def.reader_needs_context).
-        # Other GPU readers stay with a person until a GPU case checks them.
+        # Other GPU readers stay with a person until a GPU case checks them. (numpy's and FITS'
+        # read through cuFile: on the GPU machine these cases run on, the original pipeline itself
+        # fails with "CUFile import failed ... file descriptor is not registered", so no case
+        # could check their conversion there; tried 2026-12-07.)
         gpu_video = literal == "gpu" and op.schema in video_outputs.SCHEMAS and "gpu" in op.devices
         if literal != "cpu" and not gpu_video:
             info.blockers.append(f"fn.{op.fn_name} with device= other than \"cpu\": convert by hand")
