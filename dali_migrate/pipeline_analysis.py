@@ -974,7 +974,8 @@ def _classify_return(info: PipelineInfo, catalog: Catalog, names: DaliNames) -> 
         if binding is None:
             info.blockers.append(f"cannot tell whether `{value.value}` is one output or several: convert by hand")
             return
-        kind = _value_kind(binding, catalog, names, info)
+        kind = _alias_kind(info, value.value, binding, catalog, names) if isinstance(binding, cst.Name) else \
+            _value_kind(binding, catalog, names, info)
         if kind is None:
             unknown_op = isinstance(binding, cst.Call) and names.fn_op(binding.func) is not None and catalog.fn(names.fn_op(binding.func)) is None
             if not unknown_op:  # an operator the catalog lacks has its own blocker, which says why
@@ -1017,6 +1018,31 @@ def _unpacked_from_operator(info: PipelineInfo, name: str, names: DaliNames) -> 
     return (isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, cst.Call) and names.fn_op(value.func) is not None
             and all(isinstance(e, cst.Element) and isinstance(e.value, cst.Name) for e in target.elements)
             and any(e.value.value == name for e in target.elements))
+
+
+def _last_binding(info: PipelineInfo, name: str) -> Optional[int]:
+    """Index of the last top-level statement of the pipeline that binds ``name``."""
+    last = None
+    for i, stmt in enumerate(info.statements):
+        if name in _assigned_names(stmt):
+            last = i
+    return last
+
+
+def _alias_kind(info: PipelineInfo, alias: str, source: cst.Name, catalog: Catalog, names: DaliNames,
+                depth: int = 0) -> Optional[str]:
+    """The kind of ``alias``, last bound as ``alias = source`` (``output = blured``): that of what
+    ``source`` holds there, where every binding of ``source`` comes before that statement (one
+    bound again later would hold something else by the return); None where that cannot be told."""
+    at, src_at = _last_binding(info, alias), _last_binding(info, source.value)
+    if at is None or src_at is None or src_at >= at or depth > 8:
+        return None
+    binding = _binding_of(info, source.value)
+    if binding is None:
+        return "single" if _unpacked_from_operator(info, source.value, names) else None
+    if isinstance(binding, cst.Name):
+        return _alias_kind(info, source.value, binding, catalog, names, depth + 1)
+    return _value_kind(binding, catalog, names, info)
 
 
 def _binding_of(info: PipelineInfo, name: str) -> Optional[cst.BaseExpression]:

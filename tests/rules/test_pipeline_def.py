@@ -308,6 +308,27 @@ def test_single_output_unpacked_from_a_python_call_stays_marked():
     assert "cannot tell whether `a` is one output or several" in out
 
 
+def test_single_output_returned_through_another_name():
+    # DALI's webdataset notebook: `output = blured; return output`
+    out = pipeline('files, labels = fn.readers.file(file_root="d")\nimg = fn.decoders.image(files)\n'
+                   'blured = fn.gaussian_blur(img, sigma=0.6)\noutput = blured\nreturn output\n')
+    assert "outputs = (output,)" in out and "dali-migrate:" not in out
+    out = pipeline('files, labels = fn.readers.file(file_root="d")\nfirst = labels\nout = first\nreturn out\n')
+    assert "outputs = (out,)" in out and "dali-migrate:" not in out
+
+
+def test_outputs_returned_through_another_name_keep_the_tuple():
+    out = pipeline('files, labels = fn.readers.file(file_root="d")\nboth = files, labels\nout = both\nreturn out\n')
+    assert "outputs = out\n" in out and "dali-migrate:" not in out
+
+
+def test_a_name_bound_again_after_the_alias_stays_marked():
+    # `output` holds what `blured` held at the alias; its later binding says nothing about that
+    out = pipeline('files, labels = fn.readers.file(file_root="d")\nblured = files\noutput = blured\n'
+                   'blured = files, labels\nreturn output\n')
+    assert "cannot tell whether `output` is one output or several" in out
+
+
 def test_output_checks_are_not_dropped():
     """output_dtype= / output_ndim= are checks (the pipeline raises where an output differs), not
     tunings: dropped, a wrong output would go on unnoticed. Decorator or call, the pipeline stays."""
@@ -424,3 +445,8 @@ def test_a_new_value_under_a_new_name_or_bound_before_it_is_read_converts(tmp_pa
     verdict = assert_equivalent(tmp_path / "orig.py", "p", against=tmp_path / "conv.py", iterations=3,
                                 params={"root": str(fixture_data / "images"), "scale": 10.0})
     assert verdict.iterations == 3
+
+
+def test_settings_follow_parameters_written_on_lines_of_their_own():
+    out = convert("@pipeline_def\ndef p(\n    root, size\n):\n    return fn.random.uniform()\n")
+    assert "def p(\n    root, size, *, batch_size, num_threads=None, device_id=None, seed=None\n):\n" in out
