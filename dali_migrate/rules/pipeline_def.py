@@ -100,6 +100,14 @@ def _with_settings(params: cst.Parameters, info: PipelineInfo) -> cst.Parameters
     if not new and not params.kwonly_params:
         return params  # every setting is already a parameter (a Pipeline subclass's __init__)
     if params.star_arg is cst.MaybeSentinel.DEFAULT or params.star_arg is None:
+        plain = params.params
+        if new and plain and not params.kwonly_params and params.star_kwarg is None \
+                and isinstance(plain[-1].whitespace_after_param, cst.ParenthesizedWhitespace):
+            # `def p(\n    a, b\n):`: the line break before `)` follows the settings, not `b,`
+            last = plain[-1]
+            plain = [*plain[:-1], last.with_changes(whitespace_after_param=cst.SimpleWhitespace(""))]
+            new = [*new[:-1], new[-1].with_changes(whitespace_after_param=last.whitespace_after_param)]
+            params = params.with_changes(params=plain)
         return params.with_changes(star_arg=cst.ParamStar(), kwonly_params=[*params.kwonly_params, *new])
     return params.with_changes(kwonly_params=[*params.kwonly_params, *new])
 
