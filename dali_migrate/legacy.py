@@ -714,10 +714,11 @@ def changed_in_place(module: cst.Module) -> frozenset:
     return frozenset(found)
 
 
-def _snapshot_attributes(var: str, stmts: list, kept: list, before: bool, changed: frozenset, taken: set):
+def _snapshot_attributes(var: str, stmts: list, kept: list, before: bool, changed: frozenset, taken: set,
+                         instance: Optional[str] = None):
     """(``stmts`` reading ``<base>.<attr>`` through parameters, [those parameters]) for a graph
-    held in an attribute (``var`` is ``self.pipe``), or None where the graph's reads of ``self``
-    cannot all be taken so.
+    held in an attribute (``var`` is ``self.pipe``: ``self``) or made in a method (``instance``,
+    the method's first parameter), or None where the graph's reads of ``self`` cannot all be taken so.
 
     The pipeline read ``self.<attr>`` once, when its graph was defined; the converted generator's
     loop would read it every iteration, when the object may hold another value (an epoch hook
@@ -730,6 +731,8 @@ def _snapshot_attributes(var: str, stmts: list, kept: list, before: bool, change
     (``before``: those between ``Pipeline(...)`` and ``with``) that change ``self``."""
     base, dot, _ = var.partition(".")
     if not dot:
+        base = instance
+    if base is None:
         return None
     reads = [n for s in stmts for n in cst_walk.walk(s)
              if type(n) is cst.Attribute and type(n.value) is cst.Name and n.value.value == base]
@@ -765,7 +768,7 @@ def _snapshot_attributes(var: str, stmts: list, kept: list, before: bool, change
 
 
 def rewrite_with_blocks(body: list, names, taken: set, found: list, skip: set,
-                        changed: Optional[frozenset] = None) -> list:
+                        changed: Optional[frozenset] = None, instance: Optional[str] = None) -> list:
     """One block's statements with each ``with pipe:`` graph replaced by a synthesized pipeline."""
     out = list(body)
     moved: dict = {}  # id(statement made before a graph and moved into it) -> the statement
@@ -859,14 +862,13 @@ def rewrite_with_blocks(body: list, names, taken: set, found: list, skip: set,
             )))
         stmts = [*inputs, *pre, *inner[:-1], _return(outputs)]
         snapshot = _snapshot_attributes(var, stmts, kept, not _defined_after(kept, var, call),
-                                        changed or frozenset(), taken)
+                                        changed or frozenset(), taken, instance)
         if snapshot is not None:
             stmts, taken_attrs = snapshot
             params += taken_attrs
-            said = ", ".join(f"`{code(p.default)}`" for p in taken_attrs)
+            base = code(taken_attrs[0].default.value)
             leading.append(cst.EmptyLine(comment=cst.Comment(
-                f"# {said} as {'they are' if len(taken_attrs) > 1 else 'it is'} here: the pipeline's graph "
-                f"read {'them' if len(taken_attrs) > 1 else 'it'} once, where it was defined"
+                f"# the {base}.<name> values the graph reads are taken here, once, as the pipeline read them"
             )))
         func = cst.FunctionDef(
             name=cst.Name(name),
@@ -2710,16 +2712,35 @@ def normalize(module: cst.Module, names, catalog, taken: set, skip: set) -> tupl
     enter = _ways_to_pipeline_blocks(module, names)
 
     class _Blocks(cst.CSTTransformer):
+        def __init__(self):
+            super().__init__()
+            self.scopes: list = []  # (class or function entered, the instance a method gets)
+
         def on_visit(self, node) -> bool:
-            return id(node) in enter
+            if id(node) not in enter:
+                return False
+            if type(node) is cst.ClassDef:
+                self.scopes.append((node, None))
+            elif type(node) is cst.FunctionDef:
+                method = bool(self.scopes) and type(self.scopes[-1][0]) is cst.ClassDef and not any(
+                    m.matches(d.decorator, m.Name("staticmethod") | m.Name("classmethod")) for d in node.decorators)
+                first = [*node.params.posonly_params, *node.params.params]
+                self.scopes.append((node, first[0].name.value if method and first else None))
+            return True
+
+        def on_leave(self, original, updated):
+            if self.scopes and self.scopes[-1][0] is original:
+                self.scopes.pop()
+            return super().on_leave(original, updated)
 
         def leave_IndentedBlock(self, original, updated):
-            return updated.with_changes(body=rewrite_with_blocks(list(updated.body), names, taken, found, skip, changed))
+            # a block of a method's (its own statements, not a nested function's or class's):
+            # the graphs there may read the instance's attributes (_snapshot_attributes)
+            instance = self.scopes[-1][1] if self.scopes else None
+            return updated.with_changes(body=rewrite_with_blocks(list(updated.body), names, taken, found, skip,
+                                                                 changed, instance))
 
-    # (only graphs kept in an attribute read it: _snapshot_attributes)
-    changed = changed_in_place(module) if any(
-        type(n) is cst.With and any(type(item.item) is cst.Attribute for item in n.items)
-        for n in cst_walk.walk(module)) else frozenset()
+    changed = changed_in_place(module) if enter else frozenset()  # (read by _snapshot_attributes)
     if enter:
         module = module.visit(_Blocks())
     module = module.with_changes(body=rewrite_with_blocks(list(module.body), names, taken, found, skip, changed))

@@ -10,9 +10,10 @@ class Loader:
         self.root, self.batch_size, self.device_id = root, batch_size, device_id
 
     def make_pipe(self):
-        def pipe_batches(*, batch_size=self.batch_size, num_threads=2, device_id=self.device_id, seed=None):
+        # the self.<name> values the graph reads are taken here, once, as the pipeline read them
+        def pipe_batches(self_root=self.root, *, batch_size=self.batch_size, num_threads=2, device_id=self.device_id, seed=None):
             ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
-            reader = ndd.readers.File(file_root=self.root)
+            reader = ndd.readers.File(file_root=self_root)
             while True:
                 for jpegs, labels in reader.next_epoch(batch_size=batch_size):
                     with ctx:

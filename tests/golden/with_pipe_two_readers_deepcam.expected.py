@@ -172,32 +172,33 @@ class DaliTorchIterator:
 class CamDaliNumpyDataloader(object):
 
     def get_pipeline(self, data_files, label_files, num_shards, shard_id):
-        def pipeline_batches(*, batch_size=self.batchsize, num_threads=self.num_threads, device_id=self.device.index, seed=self.seed):
+        # the self.<name> values the graph reads are taken here, once, as the pipeline read them
+        def pipeline_batches(self_root_dir=self.root_dir, self_stick_to_shard=self.stick_to_shard, self_shuffle=self.shuffle, self_use_mmap=self.use_mmap, self_seed=self.seed, self_data_mean=self.data_mean, self_data_stddev=self.data_stddev, *, batch_size=self.batchsize, num_threads=self.num_threads, device_id=self.device.index, seed=self.seed):
             ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
             seed_or_random = seed if seed is not None and seed >= 0 else secrets.randbits(63)
             reader = ndd.readers.Numpy(device="cpu",
-                                    file_root=self.root_dir,
+                                    file_root=self_root_dir,
                                     files=data_files,
                                     num_shards=num_shards,
                                     shard_id=shard_id,
-                                    stick_to_shard=self.stick_to_shard,
-                                    shuffle_after_epoch=self.shuffle,
+                                    stick_to_shard=self_stick_to_shard,
+                                    shuffle_after_epoch=self_shuffle,
                                     prefetch_queue_depth=2,
                                     pad_last_batch=True,
-                                    dont_use_mmap=not self.use_mmap,
-                                    seed=self.seed if self.seed is not None else seed_or_random)
+                                    dont_use_mmap=not self_use_mmap,
+                                    seed=self_seed if self_seed is not None else seed_or_random)
 
             reader_2 = ndd.readers.Numpy(device="cpu",
-                                     file_root=self.root_dir,
+                                     file_root=self_root_dir,
                                      files=label_files,
                                      num_shards=num_shards,
                                      shard_id=shard_id,
-                                     stick_to_shard=self.stick_to_shard,
-                                     shuffle_after_epoch=self.shuffle,
+                                     stick_to_shard=self_stick_to_shard,
+                                     shuffle_after_epoch=self_shuffle,
                                      prefetch_queue_depth=2,
                                      pad_last_batch=True,
-                                     dont_use_mmap=not self.use_mmap,
-                                     seed=self.seed if self.seed is not None else seed_or_random ^ 1)
+                                     dont_use_mmap=not self_use_mmap,
+                                     seed=self_seed if self_seed is not None else seed_or_random ^ 1)
 
             # one batch of each reader per iteration, each going on into its next epoch on its own, as in a pipeline
             def endless(reader):
@@ -212,8 +213,8 @@ class CamDaliNumpyDataloader(object):
                     # normalize data
                     data = ndd.normalize(data,
                                         device="gpu",
-                                        mean=self.data_mean,
-                                        stddev=self.data_stddev,
+                                        mean=self_data_mean,
+                                        stddev=self_data_stddev,
                                         scale=1.)
 
                     # cast label to long

@@ -168,7 +168,7 @@ class DaliDataIterator:
         self.batch_size = batch_size
         self.image_size = image_size
 
-        # `self.image_size` as it is here: the pipeline's graph read it once, where it was defined
+        # the self.<name> values the graph reads are taken here, once, as the pipeline read them
         def pipe_batches(self_image_size=self.image_size, *, batch_size=self.batch_size, num_threads=num_threads, device_id=device_id, seed=42):
             ctx = ndd.EvalContext(num_threads=num_threads, device_id=device_id)
             reader = ndd.readers.File(

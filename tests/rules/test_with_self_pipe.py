@@ -137,3 +137,48 @@ def test_attributes_a_source_s_lambda_reads_are_not_taken_once():
     ).replace("* self.scale, labels)", "* self.scale, labels, extra)")
     out = convert(src, header=HEADER)
     assert "self_scale" not in out and "self_values" not in out
+
+
+LOCAL = LOADER.replace("self.pipe", "pipe").replace(
+    "        pipe.build()\n", "        pipe.build()\n        self.it = DALIGenericIterator([pipe], ['x', 'y'], reader_name='Reader')\n"
+).replace("return [pipe.run() for _ in range(n)]", "return [next(self.it)[0] for _ in range(n)]")
+
+
+def test_a_graph_made_in_a_method_in_a_variable_takes_self_once_too():
+    # `pipe = Pipeline(...)`, `with pipe:` in __init__, reading self.scale, then `self.pipe = pipe`
+    # (or an iterator over it kept on self): self changes after the graph, its reads are taken there
+    out = convert(LOCAL, header=HEADER)
+    assert "dali-migrate:" not in out
+    assert "def pipe_batches(self_scale=self.scale, *," in out and "* self_scale" in out
+
+
+def test_a_graph_made_in_a_method_in_a_variable_gives_the_same_batches(tmp_path, fixture_data):
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("nvidia.dali.plugin.pytorch")
+
+    src = HEADER + LOCAL + '''
+
+def run(root):
+    loader = Loader(root, 4)
+    first = loader.batches(1)
+    loader.scale = 100.0
+    return first + loader.batches(4)
+'''
+    out = convert(src, header="")
+    assert "dali-migrate:" not in out and "self_scale=self.scale" in out
+    root = str(fixture_data / "images")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = load_source(tmp_path, "original_local", src).run(root)
+    got = load_source(tmp_path, "converted_local", out).run(root)
+    assert len(want) == len(got) == 5
+    for w, g in zip(want, got):
+        assert w.keys() == g.keys() and all(torch.equal(w[k], g[k]) for k in w)
+    assert float(got[-1]["x"].max()) <= 2 * 255  # (scaled by 2.0, not 100)
+
+
+def test_a_static_method_s_first_parameter_is_no_instance():
+    src = LOCAL.replace("    def __init__(self, root, batch_size, scale=2.0):",
+                        "    @staticmethod\n    def make(self, root, batch_size, scale=2.0):")
+    out = convert(src, header=HEADER)
+    assert "self_scale" not in out
