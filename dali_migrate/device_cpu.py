@@ -37,6 +37,10 @@ def _none() -> cst.Name:
     return cst.Name("None")
 
 
+def _is_none(expr) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == "None"
+
+
 def _ends_with_pipeline(expr) -> bool:
     return (isinstance(expr, cst.Name) and expr.value == "Pipeline") or (
         isinstance(expr, cst.Attribute) and expr.attr.value == "Pipeline")
@@ -131,7 +135,7 @@ class _ToCpu(cst.CSTTransformer):
     def leave_Parameters(self, original: cst.Parameters, updated: cst.Parameters) -> cst.Parameters:
         kwonly = [
             p.with_changes(default=_none()) if p.name.value == "device_id" and p.default is not None
-            and not (isinstance(p.default, cst.Name) and p.default.value == "None") else p
+            and not _is_none(p.default) else p
             for p in updated.kwonly_params
         ]
         return updated.with_changes(kwonly_params=kwonly)
@@ -147,7 +151,7 @@ class _ToCpu(cst.CSTTransformer):
         if not (isinstance(func, cst.Name) and func.value in self.own):
             args = [
                 a.with_changes(value=_none()) if a.keyword is not None and a.keyword.value == "device_id"
-                and not (isinstance(a.value, cst.Name) and a.value.value == "None") else a
+                and not _is_none(a.value) else a
                 for a in updated.args
             ]
             if any(a is not b for a, b in zip(args, updated.args)):

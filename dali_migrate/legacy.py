@@ -59,6 +59,7 @@ from __future__ import annotations
 
 import contextvars
 import dataclasses
+import functools
 from typing import Optional
 
 import libcst as cst
@@ -714,7 +715,7 @@ def changed_in_place(module: cst.Module) -> frozenset:
     return frozenset(found)
 
 
-def _snapshot_attributes(var: str, stmts: list, kept: list, before: bool, changed: frozenset, taken: set,
+def _snapshot_attributes(var: str, stmts: list, kept: list, before: bool, changed, taken: set,
                          instance: Optional[str] = None):
     """(``stmts`` reading ``<base>.<attr>`` through parameters, [those parameters]) for a graph
     held in an attribute (``var`` is ``self.pipe``: ``self``) or made in a method (``instance``,
@@ -727,8 +728,9 @@ def _snapshot_attributes(var: str, stmts: list, kept: list, before: bool, change
     was, once. Not taken so: a graph that uses ``self`` other than by reading its attributes
     (passes it on, assigns or calls one, calls a method) or reads it in a function of its own (a
     source's lambda reads it when it runs, in the pipeline too), an attribute whose object the file may
-    change in place (``self.anchors.append(...)``), and a function defined before statements
-    (``before``: those between ``Pipeline(...)`` and ``with``) that change ``self``."""
+    change in place (``self.anchors.append(...)``: ``changed()``, asked last, as it walks the file),
+    and a function defined before statements (``before``: those between ``Pipeline(...)`` and
+    ``with``) that change ``self``."""
     base, dot, _ = var.partition(".")
     if not dot:
         base = instance
@@ -746,29 +748,23 @@ def _snapshot_attributes(var: str, stmts: list, kept: list, before: bool, change
             type(n) is cst.Call and type(n.func) is cst.Attribute and type(n.func.value) is cst.Name
             and n.func.value.value == base for s in stmts for n in cst_walk.walk(s)):
         return None  # the graph assigns one, or calls a method
-    if set(attrs) & changed:
-        return None
     if any(type(n) in (cst.Lambda, cst.FunctionDef, cst.ClassDef) and base in cst_walk.variables(n)
            for s in stmts for n in cst_walk.walk(s)):
         return None  # read when the inner function runs (a source's lambda), not when the graph was defined
     if before and base in set().union(*(_mutated(s) | _bindings(s) for s in kept)):
         return None
+    if set(attrs) & changed():
+        return None
     params, table = [], {}
     for attr in attrs:
         table[attr] = fresh_name(f"{base}_{attr}", taken)
         params.append(cst.Param(cst.Name(table[attr]), default=cst.Attribute(cst.Name(base), cst.Name(attr)), equal=_EQ))
-
-    class _Reads(cst.CSTTransformer):
-        def leave_Attribute(self, original, updated):
-            if type(original.value) is cst.Name and original.value.value == base and original.attr.value in table:
-                return cst.Name(table[original.attr.value], lpar=updated.lpar, rpar=updated.rpar)
-            return updated
-
-    return [s.visit(_Reads()) for s in stmts], params
+    # (every attribute the graph reads has its parameter: _SelfReads finds each in the table)
+    return [_self_reads(s, table, "the graph", base) for s in stmts], params
 
 
 def rewrite_with_blocks(body: list, names, taken: set, found: list, skip: set,
-                        changed: Optional[frozenset] = None, instance: Optional[str] = None) -> list:
+                        changed=None, instance: Optional[str] = None) -> list:
     """One block's statements with each ``with pipe:`` graph replaced by a synthesized pipeline."""
     out = list(body)
     moved: dict = {}  # id(statement made before a graph and moved into it) -> the statement
@@ -861,8 +857,9 @@ def rewrite_with_blocks(body: list, names, taken: set, found: list, skip: set,
                 f"# {said} as defined at this point (the file defines it more than once): the pipeline took it here"
             )))
         stmts = [*inputs, *pre, *inner[:-1], _return(outputs)]
-        snapshot = _snapshot_attributes(var, stmts, kept, not _defined_after(kept, var, call),
-                                        changed or frozenset(), taken, instance)
+        after_kept = _defined_after(kept, var, call)
+        snapshot = _snapshot_attributes(var, stmts, kept, not after_kept, changed or frozenset,
+                                        taken, instance)
         if snapshot is not None:
             stmts, taken_attrs = snapshot
             params += taken_attrs
@@ -881,7 +878,7 @@ def rewrite_with_blocks(body: list, names, taken: set, found: list, skip: set,
             body=[out[i].body[0].with_changes(value=cst.Call(func=cst.Name(name)))], leading_lines=[cst.EmptyLine(indent=False)]
         )
         found.append(Legacy(name=name, kind="with", anchor=out[i], block=written))
-        if _defined_after(kept, var, call):
+        if after_kept:
             # the lines before Pipeline(...) stay before the first statement, those between go before the function
             first = kept[0].with_changes(leading_lines=out[i].leading_lines)
             func = func.with_changes(leading_lines=[*kept[0].leading_lines, *leading[len(out[i].leading_lines):]])
@@ -1008,24 +1005,24 @@ def _rename(nodes: list, table: dict) -> list:
     return [n.visit(_Rename(table)) if not table.keys().isdisjoint(cst_walk.names(n)) else n for n in nodes]
 
 
-def _self_reads(node: cst.CSTNode, table: dict, what: str) -> cst.CSTNode:
-    """``node`` with :class:`_SelfReads` applied (not visited where it spells no ``self``: a visit
+def _self_reads(node: cst.CSTNode, table: dict, what: str, base: str = "self") -> cst.CSTNode:
+    """``node`` with :class:`_SelfReads` applied (not visited where it spells no ``base``: a visit
     rebuilds every node it passes)."""
-    return node.visit(_SelfReads(table, what)) if "self" in cst_walk.names(node) else node
+    return node.visit(_SelfReads(table, what, base)) if base in cst_walk.names(node) else node
 
 
 class _SelfReads(cst.CSTTransformer):
-    """``self.<attr>`` -> the local that holds it in the synthesized function."""
+    """``self.<attr>`` (``<base>.<attr>``) -> the local that holds it in the synthesized function."""
 
-    def __init__(self, table: dict, what: str):
-        self.table, self.what = table, what
+    def __init__(self, table: dict, what: str, base: str = "self"):
+        self.table, self.what, self.base = table, what, base
 
     def leave_Attribute(self, original, updated):
-        if type(original.value) is cst.Name and original.value.value == "self":
+        if type(original.value) is cst.Name and original.value.value == self.base:
             local = self.table.get(original.attr.value)
             if local is None:
-                raise _NotSimple(f"{self.what} uses self.{original.attr.value}, which cannot be followed")
-            return cst.Name(local)
+                raise _NotSimple(f"{self.what} uses {self.base}.{original.attr.value}, which cannot be followed")
+            return cst.Name(local, lpar=updated.lpar, rpar=updated.rpar)
         return updated
 
 
@@ -2740,7 +2737,8 @@ def normalize(module: cst.Module, names, catalog, taken: set, skip: set) -> tupl
             return updated.with_changes(body=rewrite_with_blocks(list(updated.body), names, taken, found, skip,
                                                                  changed, instance))
 
-    changed = changed_in_place(module) if enter else frozenset()  # (read by _snapshot_attributes)
+    # (asked by _snapshot_attributes, once per normalize at most, only for a graph that reads self)
+    changed = functools.cache(lambda: changed_in_place(module))
     if enter:
         module = module.visit(_Blocks())
     module = module.with_changes(body=rewrite_with_blocks(list(module.body), names, taken, found, skip, changed))

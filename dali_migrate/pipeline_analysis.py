@@ -1007,10 +1007,8 @@ def _synthetic(dec: cst.Decorator) -> bool:
 def _unpacked_from_operator(info: PipelineInfo, name: str, names: DaliNames) -> bool:
     """Whether ``name`` is last bound, at the top level, by unpacking an operator's outputs
     (``files, labels = fn.readers.file(...)``): it then holds one of them, one DataNode."""
-    last = None
-    for stmt in info.statements:
-        if name in _assigned_names(stmt):
-            last = stmt
+    at = _last_binding(info, name)
+    last = info.statements[at] if at is not None else None
     if not (isinstance(last, cst.SimpleStatementLine) and len(last.body) == 1 and isinstance(last.body[0], cst.Assign)
             and len(last.body[0].targets) == 1):
         return False

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from _helpers import convert
+from _helpers import convert, run_both
 from _modules import load_source
 
 HEADER = (
@@ -60,10 +60,7 @@ def run(root):
     out = convert(src, header="")
     assert "dali-migrate:" not in out and "self_scale=self.scale" in out
     root = str(fixture_data / "images")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        want = load_source(tmp_path, "original", src).run(root)
-    got = load_source(tmp_path, "converted", out).run(root)
+    want, got = run_both(tmp_path, src, out, "run", root)
     assert len(want) == len(got) == 4
     for w, g in zip(want, got):
         for a, b in zip(w, g):
@@ -167,10 +164,7 @@ def run(root):
     out = convert(src, header="")
     assert "dali-migrate:" not in out and "self_scale=self.scale" in out
     root = str(fixture_data / "images")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        want = load_source(tmp_path, "original_local", src).run(root)
-    got = load_source(tmp_path, "converted_local", out).run(root)
+    want, got = run_both(tmp_path, src, out, "run", root)
     assert len(want) == len(got) == 5
     for w, g in zip(want, got):
         assert w.keys() == g.keys() and all(torch.equal(w[k], g[k]) for k in w)
