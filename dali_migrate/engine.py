@@ -145,8 +145,6 @@ def _convert_with_legacy(module: cst.Module, names, config: Config, used_elsewhe
         converter.used_elsewhere = used_elsewhere or {}
         converter.imported = imported or {}
         converter.run_analysis()
-        notes = [item for item in found if item.note]
-        found = [item for item in found if not item.note]
         failed = [
             item for item in found
             if item.name not in skip and (item.reason or item.name not in converter.converted)
@@ -181,13 +179,6 @@ def _convert_with_legacy(module: cst.Module, names, config: Config, used_elsewhe
             why = [use.reason()]  # TensorFlow runs it: why else it would not convert does not matter
         for reason in why:
             converter._mark(anchor, "legacy-pipeline", f"not converted: {reason}")
-    noted: set = set()
-    for item in notes:
-        if item.name in converter.converted:  # (a note on a graph left as written would mislead)
-            anchor = item.find_anchor(converter.module, frozenset(noted))
-            if anchor is not None:
-                noted.add(id(anchor))
-                converter._mark(anchor, "legacy-pipeline", item.reason)
     for name, (helpers, why) in tried.items():
         anchor = next((s for s in converter.module.body if isinstance(s, cst.FunctionDef) and s.name.value == name), None)
         spelled = ", ".join(f"{h}()" for h in sorted(helpers))

@@ -90,9 +90,6 @@ class Legacy:
     #: the ``with pipe:`` statement of a "with" pipeline: notebooks repeat the very same
     #: ``pipe = Pipeline(...)`` line for each pipeline, their graphs tell them apart
     block: Optional[cst.CSTNode] = None
-    #: a marker for a statement the converted pipeline leaves as written (``anchor``), which does
-    #: not stop the conversion (:func:`_dead_data_nodes`)
-    note: bool = False
 
     def find_anchor(self, module: cst.Module, taken: frozenset = frozenset()):
         """The anchor's counterpart in ``module`` (transformers rebuild nodes, so not by identity).
@@ -604,8 +601,8 @@ def _dead_data_nodes(out: list, i: int, j: int, pre: list, inputs: list, makes: 
     """[(statement, the names it binds)]: the statements before ``out[i]`` (``Pipeline(...)``) that
     make DataNodes whose every name is made again between ``out[i]`` and the ``with`` block at
     ``out[j]`` (``pre``, moved into the graph) and read by nothing in between (insightface's
-    ``condition_flip``, written twice). The pipeline never used them; the converted code keeps them
-    as written, pipeline-mode calls to remove. ``makes``: :func:`_data_node_makers` of ``out[:i]``."""
+    ``condition_flip``, written twice). The pipeline never used them: the conversion drops them.
+    ``makes``: :func:`_data_node_makers` of ``out[:i]``."""
     rebound = set().union(*(_bindings(s) for s in pre)) if pre else set()
     found = []
     for k in range(i):
@@ -768,6 +765,7 @@ def rewrite_with_blocks(body: list, names, taken: set, found: list, skip: set,
     """One block's statements with each ``with pipe:`` graph replaced by a synthesized pipeline."""
     out = list(body)
     moved: dict = {}  # id(statement made before a graph and moved into it) -> the statement
+    dropped: set = set()  # ids of statements that made DataNodes no graph used
     i = 0
     while i < len(out):
         hit = _pipeline_assign(out[i], names)
@@ -833,14 +831,6 @@ def rewrite_with_blocks(body: list, names, taken: set, found: list, skip: set,
             found.append(Legacy(name=name, kind="with", anchor=out[i], reason=inputs, block=written))
             i = j + 1
             continue
-        for stmt in inputs:
-            moved[id(stmt)] = stmt
-        for dead, bound in _dead_data_nodes(out, i, j, pre, inputs, makes):
-            found.append(Legacy(name=name, kind="with", anchor=dead, note=True, reason=(
-                f"`{bound}` made here is never used: the `with {var}:` graph uses the one made again between "
-                f"Pipeline(...) and `with` (converted with it), and dynamic mode has no use for a DataNode made "
-                f"outside a pipeline: remove this line"
-            )))
         captured = _captured_sources([*inputs, *graph], out, names)
         rebound = [n for n in captured if any(n in _bindings(s) for s in kept)]
         if rebound:
@@ -849,6 +839,12 @@ def rewrite_with_blocks(body: list, names, taken: set, found: list, skip: set,
             )))
             i = j + 1
             continue
+        for stmt in inputs:
+            moved[id(stmt)] = stmt
+        # A DataNode the graph never used (made again before it was read) was never run by the
+        # pipeline; kept, it would be a pipeline-mode call in converted code: it goes.
+        for dead, _ in _dead_data_nodes(out, i, j, pre, inputs, makes):
+            dropped.add(id(dead))
         params = [cst.Param(cst.Name(n), default=cst.Name(n), equal=_EQ) for n in captured]
         leading = list(out[i].leading_lines)
         if captured:
@@ -897,7 +893,7 @@ def rewrite_with_blocks(body: list, names, taken: set, found: list, skip: set,
             )
 
         out = [s for s in out if id(s) not in moved or reads_elsewhere(s)]
-    return out
+    return [s for s in out if id(s) not in dropped]
 
 
 # -- Pipeline subclasses ----------------------------------------------------------------------
