@@ -8,9 +8,14 @@ metadata; ``ndd.as_batch`` makes the same 1-D samples of it, converted to the re
 a pipeline that uses the GPU the input may be there, so the result goes to the input's device
 (``device=x.device``); that needs the input as a name, not an expression evaluated twice.
 
-Left to a person: ``device="gpu"`` (a GPU output whatever the input), a ``dtype`` that
-``fn.shapes`` rejects (the pipeline fails; dynamic mode would not), more than one input, and in a
-pipeline that uses the GPU an input that is not a name.
+With ``device=`` written (``ops.Shapes(device="gpu")``, ``device=self.device``), the operator
+runs there, and its input must be there too (a GPU operator given CPU data, or a CPU one given
+GPU data, fails the pipeline): the output is on the device ``device=`` names, and ``as_batch``
+puts it there (``device=`` kept as written).
+
+Left to a person: a ``dtype`` that ``fn.shapes`` rejects (the pipeline fails; dynamic mode would
+not), a literal device other than "cpu" and "gpu", more than one input, and in a pipeline that
+uses the GPU, without ``device=``, an input that is not a name.
 """
 
 from __future__ import annotations
@@ -31,6 +36,10 @@ def _dtype_arg(call: cst.Call):
     return found[0] if len(found) == 1 else None
 
 
+def _device_arg(call: cst.Call):
+    return next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "device"), None)
+
+
 def _blocker(call, op, ctx):
     if any(a.star for a in call.args) or len(positional(call)) != 1:
         return "fn.shapes not converted: it takes exactly one input, written out"
@@ -40,10 +49,10 @@ def _blocker(call, op, ctx):
     other = set(keys) - {"dtype", "type", "device"} - _DROPPED
     if other:
         return f"fn.shapes not converted: {', '.join(sorted(other))}= is not converted"
-    device = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "device"), None)
-    if device is not None and not (isinstance(device, cst.SimpleString) and device.evaluated_value == "cpu"):
-        return "fn.shapes not converted: its output is on the GPU here; write ndd.as_batch(x.shape, dtype=...).gpu() by hand"
-    if ctx.pipeline is not None and ctx.pipeline.uses_gpu and not isinstance(positional(call)[0].value, cst.Name):
+    device = _device_arg(call)
+    if isinstance(device, cst.SimpleString) and device.evaluated_value not in ("cpu", "gpu"):
+        return f"fn.shapes not converted: device={code(device)}"
+    if device is None and ctx.pipeline is not None and ctx.pipeline.uses_gpu and not isinstance(positional(call)[0].value, cst.Name):
         return ("fn.shapes not converted: its output is on its input's device, which may be the GPU here: "
                 "assign the input to a name first")
     dtype = _dtype_arg(call)
@@ -66,7 +75,10 @@ def _rewrite(call, op, ctx):
         cst.Arg(cst.Attribute(value=data, attr=cst.Name("shape"))),
         cst.Arg(keyword=cst.Name("dtype"), value=dtype_value, equal=eq),
     ]
-    if ctx.pipeline is not None and ctx.pipeline.uses_gpu:
+    device = _device_arg(call)
+    if device is not None:
+        args.append(cst.Arg(keyword=cst.Name("device"), value=device, equal=eq))
+    elif ctx.pipeline is not None and ctx.pipeline.uses_gpu:
         args.append(cst.Arg(keyword=cst.Name("device"), value=cst.Attribute(value=data, attr=cst.Name("device")), equal=eq))
     return cst.Call(
         func=ctx.ndd_attr("as_batch"),
@@ -78,7 +90,7 @@ def _rewrite(call, op, ctx):
 
 RULE = OpCallRule(
     id="shapes",
-    summary="fn.shapes(x) becomes ndd.as_batch(x.shape, dtype=ndd.int64) (dtype= kept; device=x.device in a pipeline that uses the GPU)",
+    summary="fn.shapes(x) becomes ndd.as_batch(x.shape, dtype=ndd.int64) (dtype= and device= kept; device=x.device in a pipeline that uses the GPU)",
     order=95,
     applies=lambda op: op.fn_name == "shapes",
     blocker=_blocker,

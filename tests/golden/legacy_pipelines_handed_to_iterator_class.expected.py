@@ -204,7 +204,7 @@ def AudioTrainPipeline(device_id, shard_id, num_shards, file_root, batch_size, s
                 audio = ndd.spectrogram(audio, device="cpu", nfft=nfft, window_length=window_size * sample_rate, window_step=window_stride * sample_rate)
                 audio = ndd.mel_filter_bank(audio, device="cpu", sample_rate=sample_rate, nfilter=nfeatures, normalize=True)
                 audio = ndd.to_decibels(audio, device="cpu", multiplier=np.log(10), reference=1.0, cutoff_db=-80)
-                audio_sh = ndd.as_batch(audio.shape, dtype=ndd.int64, device=audio.device)
+                audio_sh = ndd.as_batch(audio.shape, dtype=ndd.int64, device="cpu")
                 audio = ndd.normalize(audio, axes=[1], device="cpu")
                 audio = ndd.pad(audio, axes=[1], fill_value=0, device="cpu")
                 outputs = audio.gpu(), label.gpu(), audio_sh.gpu()

@@ -17,7 +17,7 @@ def AudioFeaturesPipeline(file_root, batch_size, num_threads, device_id, frame_s
                 out = ndd.transpose(audio, device="cpu", perm=[1, 0])
 
                 # Because of the padding, we need to determine length of audio sample before it occurs
-                dividend = ndd.as_batch(out.shape, dtype=ndd.int64, device=out.device)
+                dividend = ndd.as_batch(out.shape, dtype=ndd.int64, device="cpu")
                 audio_len = (dividend + frame_splicing_factor - 1) // frame_splicing_factor
 
                 out = ndd.pad(out, axes=[0], fill_value=0, align=frame_splicing_factor, device="cpu")

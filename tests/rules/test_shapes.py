@@ -28,8 +28,22 @@ def test_in_a_gpu_pipeline_the_result_goes_to_the_input_device():
     assert "ndd.as_batch(images.shape, dtype=ndd.int64, device=images.device)" in out
     out = pipeline(READ + "return fn.shapes(images.gpu())\n")
     assert "@pipeline_def" in out and "assign the input to a name first" in out
-    out = pipeline(READ + "return fn.shapes(images, device='gpu')\n")
-    assert "@pipeline_def" in out and "its output is on the GPU" in out
+
+
+def test_device_written_is_where_the_result_goes():
+    # The operator runs on device= and its input must be there (else the pipeline fails): the
+    # output is on that device, whatever the input expression (ops.Shapes(device="gpu") in
+    # XiaotaoChen's COCO pipeline, ops.Shapes(device=self.device) in MLPerf's RNN-T).
+    gpu = "j, labels = fn.readers.file(file_root='d')\nimages = fn.decoders.image(j, device='mixed')\n"
+    out = pipeline(gpu + "return fn.shapes(images, device='gpu'), fn.shapes(images * 2, device='gpu')\n")
+    assert "ndd.as_batch(images.shape, dtype=ndd.int64, device='gpu')" in out
+    assert "ndd.as_batch((images * 2).shape, dtype=ndd.int64, device='gpu')" in out
+    out = pipeline(READ + "return fn.shapes(images, device='cpu', dtype=types.INT32)\n")
+    assert "ndd.as_batch(images.shape, dtype=types.INT32, device='cpu')" in out
+    out = pipeline(READ + "return fn.shapes(images, device=DEVICE)\n")
+    assert "ndd.as_batch(images.shape, dtype=ndd.int64, device=DEVICE)" in out
+    out = pipeline(READ + "return fn.shapes(images, device='mixed')\n")
+    assert "@pipeline_def" in out and "fn.shapes not converted: device='mixed'" in out
 
 
 def test_dtype_the_pipeline_rejects_is_marked():
