@@ -260,7 +260,11 @@ def _batch_size(site, call: cst.Call, alone: bool = True):
     info = site.pipeline
     made(site)  # raises where it cannot be told
     if "batch_size" in info.computed_settings:
-        raise CannotConvert("the pipeline's batch size is computed from its constructor's arguments")
+        value = _computed_batch_size(site, info.computed_settings["batch_size"])
+        why = _why_bound(site, call, value)
+        if why is not None:
+            raise CannotConvert(why)  # (no argument of the call to bind once: the pipeline computes it)
+        return value
     key = info.bound_settings.get("batch_size", "batch_size")
     value = made_value(site, key, "batch_size")
     if value is None:
@@ -272,6 +276,42 @@ def _batch_size(site, call: cst.Call, alone: bool = True):
             raise CannotConvert(why)
         return cst.Name(bound[0])
     return value
+
+
+def _computed_batch_size(site, expr):
+    """The batch size a pipeline computes from its parameters (a converted Pipeline subclass:
+    ``super().__init__(batch_size=args.batch_size)``, DALI's SSD example), as the code that makes
+    the pipeline can evaluate it: each parameter replaced by what the call passes. Only where the
+    pipeline is made right there, the expression reads nothing but parameters, and each of those
+    gets an expression that may be evaluated again (then the iterator reads what the pipeline
+    read, unless it changed in between: :func:`_why_bound`)."""
+    from dali_migrate.call_sites import map_variables
+    from dali_migrate.rules.pipe_epoch_size import _param_sources
+
+    why = "the pipeline's batch size is computed from its constructor's arguments"
+    construction, found = made(site)
+    if found is not None:
+        raise CannotConvert(f"{why}, and another function makes the pipeline")
+    params = site.pipeline.func.params
+    names = {q.name.value for q in [*params.posonly_params, *params.params, *params.kwonly_params]}
+    if params.star_arg is not None and isinstance(params.star_arg, cst.Param) or params.star_kwarg is not None:
+        raise CannotConvert(f"{why}, which takes *args/**kwargs")
+    if not cst_walk.variables(expr) <= names:
+        raise CannotConvert(f"{why}, and it reads names other than those arguments")
+    if any(a.star for a in construction.args):
+        raise CannotConvert(f"{why}, and the call passes *args/**kwargs")
+    sources = _param_sources(site.pipeline, construction)
+
+    def value_of(name: str):
+        if name not in sources:
+            raise CannotConvert(f"{why}: `{name}` has no value at this call")
+        value, default = sources[name]
+        if default or not repeatable(value):
+            # (a default is evaluated where the pipeline is defined; an expression would run twice)
+            raise CannotConvert(f"{why}: `{name}` gets {code(value)} here")
+        return value
+
+    return map_variables(expr, value_of)
 
 
 def _why_bound(site, call: cst.Call, value) -> Optional[str]:
@@ -357,6 +397,8 @@ def _bound_once(site, call: cst.Call, key: str, value):
 
 def _binding(site, call: cst.Call):
     """(name, statement, argument) of the batch size :func:`_batch_size` gave as a name, or None."""
+    if "batch_size" in site.pipeline.computed_settings:
+        return None  # (no argument of the call carries it: _computed_batch_size)
     try:
         made(site)
         value = made_value(site, site.pipeline.bound_settings.get("batch_size", "batch_size"), "batch_size")
