@@ -1033,6 +1033,10 @@ class _InitIf:
     node: cst.If
     bodies: list = dataclasses.field(default_factory=list)  # each branch's statements, but operators
     literals: list = dataclasses.field(default_factory=list)  # each branch's {value: the literal it stores}
+    #: a condition that may not give the same answer when evaluated again (``args.dali_fuse_decoder``):
+    #: the converted code asks them once, where __init__ did, and keeps which branch ran in ``flag``
+    once: bool = False
+    flag: Optional[str] = None
 
 
 def _if_chain(stmt: cst.If) -> list:
@@ -1083,9 +1087,8 @@ def _init_if(stmt: cst.If, names, self_table: dict) -> _InitIf:
     for test, body in chain:
         if test is not None:
             test = _self_reads(test, self_table, f"`{first}`")
-            why = _build_time_test(test, names)
-            if why:
-                raise _NotSimple(f"`{first}` chooses operators, but {why}")
+            if _build_time_test(test, names):
+                choice.once = True
         choice.tests.append(test)
         made, kept, out, literal = {}, {}, [], {}
         table = dict(self_table)  # what the branch stores on self is a local from there on
@@ -1162,6 +1165,47 @@ def _branch_count(choice: _InitIf) -> int:
 def _if_bodies(node: cst.If) -> list:
     """The statements of every branch of an if/elif/else chain."""
     return [s for _, body in _if_chain(node) for s in body]
+
+
+def _flagged(node: cst.If, choice: _InitIf, flag: str) -> list:
+    """``node`` (__init__'s ``if``, its operators taken out) with each branch noting in ``flag``
+    which it is (``flag = k``), after ``flag = <none ran>`` where there is no ``else``: the
+    conditions are asked once, in __init__'s order, and the converted loop tests ``flag``
+    (``choice.flag``) instead of asking them again."""
+    choice.flag = flag
+    k = iter(range(_branch_count(choice)))
+
+    def noted(block: cst.IndentedBlock) -> cst.IndentedBlock:
+        body = [s for s in block.body if not m.matches(s, m.SimpleStatementLine([m.Pass()]))]
+        line = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(flag))], cst.Integer(str(next(k))))])
+        return block.with_changes(body=[*body, line])
+
+    def walk(n: cst.If) -> cst.If:
+        body = noted(n.body)
+        orelse = n.orelse
+        if isinstance(orelse, cst.If):
+            orelse = walk(orelse)
+        elif isinstance(orelse, cst.Else):
+            orelse = orelse.with_changes(body=noted(orelse.body))
+        return n.with_changes(body=body, orelse=orelse)
+
+    new = walk(node)
+    said = cst.EmptyLine(comment=cst.Comment(
+        f"# `{flag}`: the branch taken here, once; the pipeline chose its operators when it was made"))
+    if choice.tests[-1] is None:
+        return [new.with_changes(leading_lines=[*new.leading_lines, said])]
+    none = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(flag))], cst.Integer(str(len(choice.tests))))])
+    return [none.with_changes(leading_lines=[*new.leading_lines, said]), new.with_changes(leading_lines=[])]
+
+
+def _flag_tests(choice: _InitIf) -> list:
+    """The conditions the converted loop tests for ``choice``'s branches: its own, or ``flag == k``."""
+    if choice.flag is None:
+        return [t for t in choice.tests if t is not None]
+    return [
+        cst.Comparison(cst.Name(choice.flag), [cst.ComparisonTarget(cst.Equal(), cst.Integer(str(k)))])
+        for k, t in enumerate(choice.tests) if t is not None
+    ]
 
 
 def _expand_choices(graph_body: list, setup_stmts: list, choices: list, chosen: dict, local: dict) -> list:
@@ -1266,7 +1310,7 @@ def _expand_choices(graph_body: list, setup_stmts: list, choices: list, chosen: 
         bare = stmt.with_changes(leading_lines=[])
         bodies = [cst.IndentedBlock([substitute(bare, {**known, gi: {k}})]) for k in ks]
         orelse = cst.Else(bodies[-1]) if c.tests[-1] is None else None
-        conds = [t for t in c.tests if t is not None]
+        conds = _flag_tests(c)
         for k in range(len(conds) - 1, -1, -1):
             node = cst.If(test=conds[k], body=bodies[k], orelse=orelse)
             orelse = node
@@ -2103,18 +2147,14 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
         for attr in sorted(members):
             if attr in ops_members or attr in chosen or attr in values or attr in kept:
                 raise _NotSimple(f"self.{attr} is set both under `{first}` and outside it")
-        # what the condition reads must be __init__'s own (parameters, its locals, self's values):
-        # a module variable may have been set again by the time the converted loop reads it
+        # what the condition reads is __init__'s own (parameters, its locals, self's values), or
+        # it is asked once (a module's variable may be set again by the time the loop would read it)
         own = param_names | set(settings_locals.values()) | value_locals() | _assigned(*init_body)
         for test in choice.tests:
             if test is not None:
-                outside = sorted(read_names(test) - own - set(names.aliases) - {"True", "False", "None"})
-                if outside:
-                    raise _NotSimple(
-                        f"`{first}` chooses operators, but its condition reads `{outside[0]}`, which __init__ does "
-                        "not bind: it may have changed since the pipeline was built (the converted code "
-                        "evaluates the condition at every iteration)"
-                    )
+                if read_names(test) - own - set(names.aliases) - {"True", "False", "None"}:
+                    # a module's variable may be set again by the time the loop would read it
+                    choice.once = True
                 read_by_choices.update(read_names(test))
         if read_by_choices & set().union(*(_assigned(*body) for _, body in _if_chain(stmt))):
             raise _NotSimple(f"`{first}` sets a name its condition reads")
@@ -2158,6 +2198,8 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
             return node.with_changes(test=tests[0], body=body, orelse=orelse)
 
         new = rebuild(stmt, [t for t in choice.tests if t is not None])
+        if choice.once:
+            return _flagged(new, choice, fresh_name("branch", used_names))
         if all(m.matches(b, m.SimpleStatementLine([m.Pass()])) for b in _if_bodies(new)):
             return []  # conditions read values only: nothing is lost by not evaluating them here
         return [new]

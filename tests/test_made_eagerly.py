@@ -119,3 +119,42 @@ def test_a_source_made_in_the_graph_is_made_with_the_pipeline(tmp_path):
     got = load_source(tmp_path, "converted", result.output).first_batches()
     assert want == got
     assert want[0] != want[1]
+
+
+def test_what_the_pipeline_reads_of_an_argument_is_read_when_it_is_made(tmp_path, fixture_data):
+    # `batch_size = cfg.bs` of the pipeline's own code: the caller may change `cfg` between
+    # making the pipeline and its first batch (code in another module); the pipeline had read it
+    source = '''\
+import nvidia.dali.fn as fn
+from nvidia.dali import pipeline_def
+
+
+@pipeline_def(num_threads=1, device_id=None)
+def pipe(cfg):
+    size = cfg.size
+    jpegs, labels = fn.readers.file(file_root=cfg.root)
+    return fn.resize(fn.decoders.image(jpegs), resize_x=size, resize_y=size), labels
+
+
+def shapes(cfg, later):
+    p = pipe(cfg, batch_size=2)
+    p.build()
+    later(cfg)
+    images, _ = p.run()
+    return [images.at(i).shape for i in range(2)]
+'''
+    import types
+
+    result = convert_source(source)
+    assert not result.markers, result.output
+    assert "def batches():" in result.output
+
+    def later(cfg):
+        cfg.size = 40
+
+    def cfg():
+        return types.SimpleNamespace(size=8, root=str(fixture_data / "images"))
+
+    want = load_source(tmp_path, "original", source).shapes(cfg(), later)
+    got = load_source(tmp_path, "converted", result.output).shapes(cfg(), later)
+    assert want == got == [(8, 8, 3)] * 2

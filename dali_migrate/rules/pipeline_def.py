@@ -281,7 +281,7 @@ def build(info: PipelineInfo, ctx, statements: list, returned: cst.BaseExpressio
         from dali_migrate import fed_inputs
 
         tail = fed_inputs.run_function(head, _no_blank_start(loop_body), value, ctx_name, ctx.fed_inputs, keep)
-    elif any(_may_act(node, nd) for node in made_with):
+    elif any(_may_act(node, nd, _param_names(info.func.params)) for node in made_with):
         tail = _made_eagerly(info.func, head, tail, taken)
 
     func = info.func
@@ -302,13 +302,17 @@ _PURE_BUILTINS = frozenset({
 _ACTS = (cst.Raise, cst.Assert, cst.Del, cst.Global, cst.Nonlocal, cst.Await, cst.Yield)
 
 
-def _may_act(node, nd: str) -> bool:
+def _may_act(node, nd: str, params: frozenset = frozenset()) -> bool:
     """Whether running ``node`` may do something besides computing values: call a function (other
     than :data:`_PURE_BUILTINS` and what dali-migrate wrote, ``nd``'s), raise, or change a name
-    outside the function."""
+    outside the function; or read what the caller may change after making the pipeline before
+    using it: an attribute or item of one of ``params`` (``if cfg.small:``)."""
     for n in cst_walk.walk(node, not_into=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
         kind = type(n)
-        if kind is cst.Call:
+        if kind is cst.Attribute or kind is cst.Subscript:
+            if type(n.value) is cst.Name and n.value.value in params:
+                return True
+        elif kind is cst.Call:
             func = n.func
             while type(func) is cst.Attribute:
                 func = func.value

@@ -4,7 +4,7 @@ import textwrap
 
 import pytest
 
-from _helpers import convert
+from _helpers import convert, run_both
 
 HEADER = (
     "import numpy as np\nimport nvidia.dali.ops as ops\nimport nvidia.dali.types as types\n"
@@ -700,27 +700,30 @@ def test_a_member_missing_from_the_else_branch_is_refused():
     assert "define_graph calls self.decode, which __init__ does not create" in out
 
 
-def test_a_condition_reading_an_attribute_of_an_argument_is_refused():
-    # the converted loop evaluates the condition at every iteration; `cfg` may have changed since
+def test_a_condition_reading_an_attribute_of_an_argument_is_asked_once():
+    # the pipeline chose its operators once, when it was built; the converted loop tests which
+    # branch __init__ took, not `cfg.dali_cpu` again (a script may change `cfg` after making it)
     out = chosen('''
         if cfg.dali_cpu:
             self.decode = ops.decoders.Image(device="cpu")
         else:
             self.decode = ops.decoders.Image(device="mixed")
     ''')
-    assert "class P(Pipeline)" in out
-    assert "reads `cfg.dali_cpu`, which may have changed since the pipeline was built" in out
+    assert "class P" not in out and "dali-migrate:" not in out
+    assert "    if cfg.dali_cpu:\n        branch = 0\n    else:\n        branch = 1\n    reader = " in out
+    assert "if branch == 0:\n                    images = ndd.decoders.image(jpegs, device=\"cpu\")" in out
+    assert out.count("cfg.dali_cpu") == 1
 
 
-def test_a_condition_reading_a_module_variable_is_refused():
+def test_a_condition_reading_a_module_variable_is_asked_once_without_else_too():
     out = chosen('''
-        if USE_CPU:
-            self.decode = ops.decoders.Image(device="cpu")
-        else:
-            self.decode = ops.decoders.Image(device="mixed")
-    ''')
-    assert "class P(Pipeline)" in out
-    assert "its condition reads `USE_CPU`, which __init__ does not bind" in out
+        self.decode = ops.decoders.Image(device="cpu")
+        if USE_FLIP:
+            self.flip = ops.Flip(horizontal=1)
+    ''', graph="        images = self.decode(jpegs)\n        if USE_FLIP:\n            images = self.flip(images)")
+    assert "class P" not in out and "dali-migrate:" not in out
+    # no branch ran: the flag says so
+    assert "    branch = 1\n    if USE_FLIP:\n        branch = 0\n" in out
 
 
 def test_a_condition_comparing_with_a_dali_constant_converts():
@@ -735,15 +738,53 @@ def test_a_condition_comparing_with_a_dali_constant_converts():
     assert "if interp == types.INTERP_CUBIC:" in out
 
 
-def test_a_condition_that_calls_something_is_refused():
+def test_a_condition_that_calls_something_is_called_once():
     out = chosen('''
         if torch.cuda.is_available():
             self.decode = ops.decoders.Image(device="mixed")
         else:
             self.decode = ops.decoders.Image(device="cpu")
     ''')
-    assert "class P(Pipeline)" in out
-    assert "`if torch.cuda.is_available():` chooses operators, but its condition `torch.cuda.is_available()` does more than read values" in out
+    assert "class P" not in out and "dali-migrate:" not in out
+    assert out.count("torch.cuda.is_available()") == 1 and "if branch == 0:" in out
+
+
+def test_a_condition_asked_once_runs_as_the_pipeline_ran(tmp_path, fixture_data):
+    # a script changes the setting after making the pipeline: the pipeline kept its operators
+    pytest.importorskip("nvidia.dali")
+    import numpy as np
+
+    src = HEADER + CHOSEN.format(
+        init=textwrap.indent(textwrap.dedent('''
+            if cfg.small:
+                self.resize = ops.Resize(resize_x=8, resize_y=8)
+            else:
+                self.resize = ops.Resize(resize_x=16, resize_y=12)
+        ''').strip("\n"), " " * 8),
+        graph="        images = self.resize(self.decode(jpegs))",
+    ).replace("data_dir, dali_cpu=False):", "data_dir, cfg, dali_cpu=False):").replace(
+        "self.input = ops.readers.File(file_root=data_dir)",
+        "self.input = ops.readers.File(file_root=data_dir)\n        self.decode = ops.decoders.Image(device=\"cpu\")") + '''
+
+def run(root, make_cfg, later):
+    cfg = make_cfg()
+    pipe = P(2, 1, None, root, cfg)
+    pipe.build()
+    later(cfg)  # (code dali-migrate does not see, such as a training loop in another module)
+    return [pipe.run() for _ in range(3)]
+'''
+    out = convert(src, header="")
+    assert "dali-migrate:" not in out and "next(pipe)" in out
+
+    def later(cfg):
+        cfg.small = False
+
+    import types as pytypes
+
+    root = str(fixture_data / "images")
+    want, got = run_both(tmp_path, src, out, "run", root, lambda: pytypes.SimpleNamespace(small=True), later)
+    for w, g in zip(want, got):
+        assert [np.array(w[0][i]).shape for i in range(2)] == [tuple(g[0].select(i).shape) for i in range(2)] == [(8, 8, 3)] * 2
 
 
 def test_a_condition_whose_name_is_set_again_later_is_refused():
