@@ -720,8 +720,10 @@ class _Apply(cst.CSTTransformer):
             # rules/torch_iterator.py): it takes the comments above; the markers stay on this one
             rule, site = entry
             self.conv.rewrites += 1
-            first = rule.rewrite(updated, None, site).with_changes(leading_lines=updated.leading_lines)
-            return cst.FlattenSentinel([first, self._with_marks(original, updated.with_changes(leading_lines=()))])
+            put = rule.rewrite(updated, None, site)
+            put = list(put) if isinstance(put, (list, tuple)) else [put]  # (several: shared_setup.asked_again)
+            put[0] = put[0].with_changes(leading_lines=[*updated.leading_lines, *put[0].leading_lines])
+            return cst.FlattenSentinel([*put, self._with_marks(original, updated.with_changes(leading_lines=()))])
         return self._with_marks(original, updated)
 
     def leave_IndentedBlock(self, original, updated):

@@ -58,6 +58,7 @@ ONE_RUN = "only where one run converts"
 #: the call-site rules an importer's uses may need
 ALLOWED_RULES = frozenset({
     "pipe-build", "pipe-epoch-size", "torch-iterator", "torch-iterator-batch-size", "torch-iterator-batch-size-arg",
+    "torch-iterator-asked",
 })
 _ITERATORS = ("DALIGenericIterator", "DALIClassificationIterator")
 #: the uses an importer's pipeline variable may have, by the rule that converts each
@@ -389,8 +390,9 @@ def _decide_or_raise(idx: _Index, definers: set, importers: set, config, scope) 
             raise _No("the importer does not convert")
         for name, imp in imported.items():
             definer = links[importer][name][0]
-            _check_uses(conv, imp, uses[name])
-            _check_names(imp, a_side[definer], definer, texts[definer], conv, texts[importer], idx, importer, links[importer][name][1])
+            rules = _check_uses(conv, imp, uses[name])
+            _check_names(imp, a_side[definer], definer, texts[definer], conv, texts[importer], idx, importer,
+                         links[importer][name][1], asked="torch-iterator-asked" in rules)
     files = definers | importers
     if scope.files is not None and files <= scope.files:
         out = {d: Cross(released=frozenset(released[d])) for d in definers}
@@ -570,6 +572,7 @@ def _check_uses(conv, imp: Imported, counts: dict) -> None:
     for rule_id, n in counts.items():
         if rules.get(rule_id, 0) != n:
             raise _No(f"{imp.name}: not every use is converted")
+    return rules
 
 
 # -- what the importer's rewrite takes from the definer -----------------------------------------
@@ -582,9 +585,11 @@ def _free(node) -> set:
 
 
 def _check_names(imp: Imported, a_side, definer: str, a_text: str, conv, b_text: str, idx: _Index,
-                 importer: str, use) -> None:
+                 importer: str, use, asked: bool = False) -> None:
     """Each name the rewrite of the importer's uses may take from the definer (the reader's
-    arguments, the parameters' defaults, the decorator's settings) means the same there."""
+    arguments, the parameters' defaults, the decorator's settings; with ``asked``, what the
+    pipeline's questions about the process read, asked again in the importer:
+    shared_setup.asked_again) means the same there."""
     a_conv, a_output = a_side
     info = imp.info
     params = info.func.params
@@ -597,7 +602,15 @@ def _check_names(imp: Imported, a_side, definer: str, a_text: str, conv, b_text:
     for value in info.computed_settings.values():
         from_call |= _free(value)
     local = (from_call - param_names) & (set(info.setup_names) - pipeline_current.self_read_names(info))
-    if local:
+    if local and asked:
+        # the importer asks them again with the pipeline's own statements: what those read
+        from dali_migrate.shared_setup import NotShared, asked_reads
+
+        try:
+            from_call = (from_call - local) | asked_reads(info, local)
+        except NotShared as e:
+            raise _No(f"the reader reads {sorted(local)}, computed inside {imp.name} {e}") from None
+    elif local:
         raise _No(f"the reader reads {sorted(local)}, computed inside {imp.name}")
     names = from_call - param_names - set(SETTINGS)
     for p in every:
@@ -605,7 +618,8 @@ def _check_names(imp: Imported, a_side, definer: str, a_text: str, conv, b_text:
     dec = info.decorator.decorator if info.decorator is not None else None
     if isinstance(dec, cst.Call):
         for arg in dec.args:
-            names |= _free(arg.value)
+            # (a converted Pipeline subclass's settings read its parameters: the call's arguments)
+            names |= _free(arg.value) - param_names
     a_tree, b_tree = outside_users._parse(a_text), outside_users._parse(b_text)
     a_top = outside_users._top_level(a_tree)
     changed = outside_users.changed_names(a_text, a_output)

@@ -43,6 +43,12 @@ PURE_CALLS = frozenset({"os.path.join"})
 # Names a statement may read without them being imports: builtins whose calls are listed above
 # and constants.
 _BUILTINS = frozenset({"int", "str", "bool", "True", "False", "None"})
+# Built-in exception classes an `except` of such statements may name (``except RuntimeError:``
+# around ``torch.distributed.get_rank()``, DALI's SSD example)
+_EXCEPTIONS = frozenset({
+    "Exception", "RuntimeError", "ValueError", "KeyError", "AttributeError", "ImportError", "TypeError",
+    "AssertionError", "LookupError", "OSError",
+})
 
 
 _BINDERS = (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.NamedExpr, cst.AsName, cst.Del,
@@ -180,7 +186,7 @@ def _asking(chosen: list, func: cst.FunctionDef, parents, params_ok: bool = Fals
                 if path not in DISTRIBUTED_QUERIES and path not in PURE_CALLS:
                     raise NotShared(f"by `{one_line_statement(stmt)}`, whose call {code(node.func)}() is not known "
                                     "to give the caller the same value")
-        outside = cst_walk.variables(stmt) - own - _BUILTINS - (own_params if params_ok else set())
+        outside = cst_walk.variables(stmt) - own - _BUILTINS - _EXCEPTIONS - (own_params if params_ok else set())
         if outside & own_params:
             raise NotShared(f"from its parameter `{sorted(outside & own_params)[0]}`")
         if outside - set(imports):
@@ -327,3 +333,101 @@ def asked_in(func: cst.FunctionDef, name: str, parents):
     except NotShared:
         return None
     return _parenthesized(env[name]) if name in env else None
+
+
+def asked_again(info, use, parents, names: set, taken: set, reader_index=None) -> tuple:
+    """(statements, {name: the name they bind it to}) that ask again, where the code at ``use``
+    (the call that makes the pipeline ``info``) runs them right before its statement, the
+    questions the pipeline asks for ``names``: for a pipeline that asks inside ``try``/``except``
+    (``try: shard_id = torch.distributed.get_rank() ... except RuntimeError: shard_id = 0``), which
+    no expression can ask again. The statements are the pipeline's, with the names they bind
+    renamed to names of their own (``taken``: the names the file spells, which grows); they may
+    be assignments, ``if``/``else`` and ``try``/``except <built-in exception>`` blocks of the
+    same queries as :func:`inlined`'s, read none of the pipeline's parameters, and must bind
+    ``names`` on every path. Raises NotShared saying why not."""
+    chosen = _chosen(info, names, reader_index)
+    _, read = _queries_only(info, chosen, parents)
+    _unshadowed(read, parents.scope(use), parents)
+    always = _always_bound(chosen)
+    missing = sorted(set(names) - always)
+    if missing:
+        raise NotShared(f"and `{missing[0]}` is not bound on every path")
+    own = set().union(*(_bound(s) for s in chosen))
+    table = {}
+    for name in sorted(own):
+        new = name
+        k = 2
+        while new in taken:
+            new = f"{name}_{k}"
+            k += 1
+        taken.add(new)
+        table[name] = new
+    block = [s.visit(_Renamed(table)) for s in chosen]
+    said = cst.EmptyLine(comment=cst.Comment(
+        f"# asked again as {info.func.name.value}() asks it, for its reader's metadata below"))
+    block[0] = block[0].with_changes(leading_lines=[said])
+    return block, {name: cst.Name(table[name]) for name in names}
+
+
+class _Renamed(cst.CSTTransformer):
+    """Variables renamed (not attributes' or keywords' names)."""
+
+    def __init__(self, table: dict):
+        self.table = table
+
+    def leave_Name(self, original, updated):
+        new = self.table.get(original.value)
+        return updated.with_changes(value=new) if new is not None else updated
+
+    def leave_Attribute(self, original, updated):
+        return updated.with_changes(attr=original.attr)
+
+    def leave_Arg(self, original, updated):
+        return updated.with_changes(keyword=original.keyword)
+
+
+def _always_bound(stmts: list) -> set:
+    """The names ``stmts`` bind on every path that gets past them (an exception an ``except``
+    catches included); NotShared for statements other than assignments, if/else and try/except
+    blocks of them (no ``else``/``finally``, no ``except ... as``, handlers naming built-in
+    exceptions or none)."""
+    bound: set = set()
+    for stmt in stmts:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if not (isinstance(small, cst.Assign) and all(isinstance(t.target, cst.Name) for t in small.targets)):
+                    raise NotShared(f"by `{one_line_statement(stmt)}`, which is not an assignment to names")
+                bound |= {t.target.value for t in small.targets}
+        elif isinstance(stmt, cst.If) and isinstance(stmt.body, cst.IndentedBlock):
+            taken = _always_bound(list(stmt.body.body))
+            orelse = stmt.orelse
+            if orelse is None:
+                other = set()
+            elif isinstance(orelse, cst.Else) and isinstance(orelse.body, cst.IndentedBlock):
+                other = _always_bound(list(orelse.body.body))
+            else:
+                other = _always_bound([orelse])
+            bound |= taken & other
+        elif isinstance(stmt, cst.Try) and isinstance(stmt.body, cst.IndentedBlock):
+            if stmt.orelse is not None or stmt.finalbody is not None or not stmt.handlers:
+                raise NotShared(f"by `{one_line_statement(stmt)}`, a try with else/finally or without except")
+            both = _always_bound(list(stmt.body.body))
+            for handler in stmt.handlers:
+                kinds = handler.type
+                named = [] if kinds is None else (
+                    [e.value for e in kinds.elements] if isinstance(kinds, cst.Tuple) else [kinds])
+                if handler.name is not None or not all(isinstance(k, cst.Name) and k.value in _EXCEPTIONS for k in named):
+                    raise NotShared(f"by `{one_line_statement(stmt)}`, whose except names other than built-in exceptions")
+                both &= _always_bound(list(handler.body.body))
+            bound |= both
+        else:
+            raise NotShared(f"by `{one_line_statement(stmt)}`, which is neither an assignment, an if/else nor a try/except")
+    return bound
+
+
+def asked_reads(info, names: set) -> set:
+    """The names outside them that the statements :func:`asked_again` writes for ``names`` read
+    (the modules they ask through: ``torch``)."""
+    chosen = _chosen(info, names, None)
+    own = set().union(*(_bound(s) for s in chosen))
+    return set().union(*(cst_walk.variables(s) for s in chosen)) - own - _BUILTINS - _EXCEPTIONS

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import weakref
 from typing import Optional
 
 import libcst as cst
@@ -518,10 +519,50 @@ def _literal_name(reader) -> Optional[str]:
     return arg.value.evaluated_value if arg is not None and isinstance(arg.value, cst.SimpleString) else None
 
 
-def reader_expression(site, reader=None) -> cst.BaseExpression:
+#: per file (its parents index): {id(the pipeline's call): (the statements that ask the
+#: pipeline's questions again, {name: the name they bind it to}) or None}, and under "taken" the
+#: names given so far: every rule that plans a use of the pipeline gets the same statements
+_ASKED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _asked_before(site, local: set, reader_index) -> Optional[dict]:
+    """{name: the name it is bound to} where the statement that makes the pipeline of ``site`` can
+    be preceded by statements asking the pipeline's questions for ``local`` again
+    (shared_setup.asked_again); None where not. The statements: :func:`asked_statements`."""
+    from dali_migrate.shared_setup import NotShared, asked_again
+
+    construction = site.construction
+    parents = site.parents
+    stmt = parents.statement(construction) if construction is not None and parents is not None else None
+    if not isinstance(stmt, cst.SimpleStatementLine) or not isinstance(parents.of(stmt), (cst.IndentedBlock, cst.Module)):
+        return None
+    memo = _ASKED.setdefault(parents, {"taken": set(site.taken)})
+    key = (id(construction), frozenset(local), reader_index if reader_index is not None else site.pipeline.reader_index)
+    if key not in memo:
+        try:
+            block, values = asked_again(site.pipeline, construction, parents, local, memo["taken"], reader_index)
+        except NotShared:
+            memo[key] = None
+        else:
+            memo[key] = (block, values)
+            memo.setdefault(id(construction), []).append(memo[key])
+    found = memo[key]
+    return None if found is None else found[1]
+
+
+def asked_statements(site) -> list:
+    """The statements that go right before the one making the pipeline of ``site``: what
+    :func:`_asked_before` planned for it (none where nothing was)."""
+    memo = _ASKED.get(site.parents, {}) if site.parents is not None else {}
+    return [s for block, _ in memo.get(id(site.construction), []) for s in block]
+
+
+def reader_expression(site, reader=None, asked_ok: bool = False) -> cst.BaseExpression:
     """The reader the pipeline of ``site`` made, written again where it is used, for its metadata.
     ``reader``: which of the pipeline's readers (one of ``site.pipeline.readers``), where it has
-    several."""
+    several. ``asked_ok``: the caller puts :func:`asked_statements` before the statement that makes
+    the pipeline (a PyTorch iterator's rule does), so questions asked inside try/except may be
+    asked again there."""
     info = site.pipeline
     converted = site.reader_call
     if len(info.readers) > 1:
@@ -556,14 +597,18 @@ def reader_expression(site, reader=None) -> cst.BaseExpression:
             except NotShared as e:
                 shared, reason = False, f" {e}"
                 # The caller does not ask itself: the pipeline's questions, asked again here.
+                from dali_migrate.call_sites import map_variables as replaced
+
                 try:
                     # (the pipeline's parameters they read are replaced below by what the call passes)
                     values = inlined(info, site.construction, site.parents, local, reader_index, params_ok=True)
                 except NotShared:
-                    pass
+                    # asked in a try/except: asked again by statements right before the pipeline is made
+                    values = _asked_before(site, local, reader_index) if asked_ok else None
+                    if values is not None:
+                        shared = True
+                        reader = reader.mapped(lambda v: replaced(v, values.get))
                 else:
-                    from dali_migrate.call_sites import map_variables as replaced
-
                     shared = True
                     reader = reader.mapped(lambda v: replaced(v, values.get))
         if not shared:

@@ -75,7 +75,8 @@ from dali_migrate import cst_walk, iterator_subclasses, pipe_lists
 from dali_migrate.cst_util import code, fresh_name, kwarg, names_in
 from dali_migrate.rules.base import SUPERSET_SUFFIX, CallSiteRule
 from dali_migrate.rules.pipe_epoch_size import (
-    CannotConvert, changed_before_read, made, made_value, named_reader, reader_changed, reader_expression, repeatable)
+    CannotConvert, asked_statements, changed_before_read, made, made_value, named_reader, reader_changed,
+    reader_expression, repeatable)
 from dali_migrate.rules.pipeline_def import reader_needs_context
 
 CLASS_NAME = "DaliTorchIterator"
@@ -409,6 +410,21 @@ def _binding(site, call: cst.Call):
     return _bound_once(site, call, site.pipeline.bound_settings.get("batch_size", "batch_size"), value)
 
 
+def _asked_rule(asked: list, bind=None) -> CallSiteRule:
+    """The rule that puts ``asked`` (the pipeline's questions about the process, asked again:
+    pipe_epoch_size.asked_statements) right before the statement that makes the pipeline, and
+    after them what ``bind`` puts there (its batch size bound once)."""
+    def rewrite(stmt, receiver, site):
+        return [*asked, *([bind.rewrite(stmt, receiver, site)] if bind is not None else [])]
+
+    return CallSiteRule(
+        id="torch-iterator-asked",
+        summary="the pipeline's questions about the process (try/except), asked again before it is made",
+        receiver="iterator",
+        rewrite=rewrite,
+    )
+
+
 def _bind_rules(name: str, value, parents=None) -> tuple:
     """(the rule that puts ``name = value`` before the statement that makes the pipeline (see
     engine._Apply), the rule that makes the pipeline's argument read ``name``); one pair per name
@@ -537,7 +553,8 @@ def _planned(call: cst.Call, site, fw: Framework):
             if chosen is None:
                 return f"{_short(kind, fw)}(reader_name=...): cannot match the name to the pipeline's reader; convert by hand"
             try:
-                reader = reader_expression(m, chosen)
+                # (one pipeline: the questions it asks in try/except may be asked again before it is made, _also)
+                reader = reader_expression(m, chosen, asked_ok=group is None)
             except CannotConvert as e:
                 return f"{_short(kind, fw)}(reader_name=...): {e}; convert by hand"
             changed = reader_changed(m, call, reader, "the iterator")
@@ -777,10 +794,16 @@ def _also(call, site, fw: Framework = TORCH) -> list:
     found = []
     planned = _plan(call, site, fw)
     bound = _binding(site, call) if planned[2] is None and site.handed is None else None
+    asked = asked_statements(site) if planned[2] is None and site.construction is not None else []
     if bound is not None:
         name, stmt, arg = bound
         bind, read = _bind_rules(name, arg.value, site.parents)
+        if asked:
+            bind = _asked_rule(asked, bind)
+            asked = []
         found += [(stmt, bind), (arg, read)]
+    if asked:
+        found.append((site.parents.statement(site.construction), _asked_rule(asked)))
     subclass = _iterator(call, site, fw)[1]
     if subclass is None:
         return found
