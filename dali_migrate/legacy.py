@@ -1509,7 +1509,8 @@ def _effective(cls: cst.ClassDef, classes: dict, names) -> _Effective:
         elif not (_is_docstring(stmt) or m.matches(stmt, m.SimpleStatementLine([m.Pass()]))):
             raise _NotSimple(f"{cls.name.value} has class attributes (only methods are converted): convert by hand")
     for f in methods.values():
-        if (f.decorators and not (_is_static(f) and f.name.value not in _METHODS)) or f.asynchronous is not None:
+        if (f.decorators and not ((_is_static(f) or _is_class_method(f)) and f.name.value not in _METHODS)) \
+                or f.asynchronous is not None:
             raise _NotSimple(f"{f.name.value}() is decorated or async")
     if len(cls.bases) != 1 or cls.keywords:
         raise _NotSimple("the class has several base classes")
@@ -1604,6 +1605,12 @@ def _check_helper_names(helpers: dict) -> None:
 def _is_static(func: cst.FunctionDef) -> bool:
     """``@staticmethod`` and no other decorator: called on self, it takes no self."""
     return len(func.decorators) == 1 and m.matches(func.decorators[0].decorator, m.Name("staticmethod"))
+
+
+def _is_class_method(func: cst.FunctionDef) -> bool:
+    """``@classmethod`` and no other decorator (a factory: ``from_config(cls, ...)``, which other
+    files call on the class)."""
+    return len(func.decorators) == 1 and m.matches(func.decorators[0].decorator, m.Name("classmethod"))
 
 
 def _callee(call: cst.Call, helpers: dict, method: bool) -> Optional[str]:
@@ -2106,6 +2113,10 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
     setup_stmts = _body(eff.iter_setup) if eff.iter_setup is not None else []
     unused = set(helpers) - _reached([eff.init, graph_stmts, setup_stmts], helpers)
     helpers = {k: v for k, v in helpers.items() if k not in unused}  # nothing can call the rest (see above)
+    called = sorted(k for k, f in helpers.items() if _is_class_method(f))
+    if called:
+        # (written into its caller it would take `cls` for `self`)
+        raise _NotSimple(f"{called[0]}(), a class method, is called by the class's own code: convert by hand")
     used_names = set(taken) | names_in(cls) | {n for f in helpers.values() for n in names_in(f)}
     init_body = _inline_helpers(
         eff.init, helpers, param_names | set(_SETTINGS),

@@ -592,6 +592,14 @@ def analyze(func: cst.FunctionDef, dec: cst.Decorator, names: DaliNames, catalog
         info.blockers.append("the pipeline returns from more than one place: convert by hand")
     info.statements = body
 
+    # `locals()` of the pipeline's own code lists its scope's names; converted, that scope also
+    # holds the settings' parameters and ctx, rng, reader (and a Pipeline subclass's `self` is
+    # gone): an `_dali_init_log(locals())` would print another list
+    for n in cst_walk.walk(func.body, not_into=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        if type(n) is cst.Call and type(n.func) is cst.Name and n.func.value in ("locals", "vars", "dir") and not n.args:
+            info.blockers.append(f"{n.func.value}() would list the converted function's own names too (its settings, "
+                                 "ctx, the reader...) where the pipeline's code listed its own: convert by hand")
+            break
     scan = _BodyScan(names, catalog, helpers)
     scan.scan(func.body)
     info.blockers.extend(b for b in scan.blockers if b not in info.blockers)

@@ -439,7 +439,9 @@ def test_other_decorated_methods_keep_the_class():
         pipe.build()
         out = pipe.run()
         '''.replace("DECORATOR", decorator))
-        assert "class P(Pipeline)" in out and "twice() is decorated or async" in out, decorator
+        why = ("twice(), a class method, is called by the class's own code" if decorator == "@classmethod"
+               else "twice() is decorated or async")
+        assert "class P(Pipeline)" in out and why in out, decorator
 
 
 def test_a_helper_reading_a_global_the_caller_binds_is_left_to_a_person():
@@ -1346,3 +1348,50 @@ def test_iter_setup_feeds_are_copied_and_random_operators_take_the_fed_batch_s_s
     kept = [np.asarray(conv.ndd.as_tensor(frames)) for frames, _ in conv.FramePipe()]
     assert [int(frames[0, 0, 0, 0]) for frames in kept] == [0, 4, 8]
     assert [len(frames) for frames in kept] == [4, 4, 2]
+
+
+# -- class methods (MLPerf's RNN-T pipelines: `from_config(cls, ...)`, called by other files) ------
+
+FACTORY = '''
+class P(Pipeline):
+    def __init__(self, batch_size, num_threads, device_id, root):
+        super().__init__(batch_size, num_threads, device_id)
+        self.input = ops.readers.File(file_root=root)
+{init_extra}
+    @classmethod
+    def from_config(cls, cfg):
+        return cls(cfg["bs"], 2, None, cfg["root"])
+
+    def define_graph(self):
+        jpegs, labels = self.input()
+        return jpegs, labels
+{after}'''
+
+
+def test_a_class_method_nothing_here_calls_goes_with_the_class():
+    # as other methods nothing in the file calls: another file that calls it imports the class,
+    # which then stays (imported_elsewhere)
+    out = classes(FACTORY.format(init_extra="", after=""))
+    assert "dali-migrate:" not in out and "def P(" in out and "from_config" not in out
+
+
+def test_a_class_method_called_here_keeps_the_class():
+    out = classes(FACTORY.format(init_extra="", after="\n\ndef main(cfg):\n    pipe = P.from_config(cfg)\n    pipe.build()\n"))
+    assert "class P(Pipeline)" in out
+    assert "P is used here in a way dali-migrate cannot follow (`pipe = P.from_config(cfg)`)" in out
+
+
+def test_a_class_method_the_class_calls_itself_keeps_the_class():
+    out = classes(FACTORY.format(init_extra="        self.other = self.from_config({'bs': 1, 'root': root})\n", after=""))
+    assert "class P(Pipeline)" in out
+    assert "from_config(), a class method, is called by the class's own code" in out
+
+
+def test_locals_passed_to_a_logging_helper_keeps_the_class():
+    # MLPerf's RNN-T: `self._dali_init_log(locals())` in __init__ printed __init__'s arguments
+    # (and self); in the converted function locals() would also hold ctx, seed, the reader...
+    out = classes(FACTORY.format(
+        init_extra="        self._log(locals())\n\n    @staticmethod\n    def _log(args):\n        print(sorted(args))\n",
+        after=""))
+    assert "class P(Pipeline)" in out
+    assert "locals() would list the converted function's own names too" in out

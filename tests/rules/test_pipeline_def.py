@@ -450,3 +450,9 @@ def test_a_new_value_under_a_new_name_or_bound_before_it_is_read_converts(tmp_pa
 def test_settings_follow_parameters_written_on_lines_of_their_own():
     out = convert("@pipeline_def\ndef p(\n    root, size\n):\n    return fn.random.uniform()\n")
     assert "def p(\n    root, size, *, batch_size, num_threads=None, device_id=None, seed=None\n):\n" in out
+
+
+def test_locals_in_the_pipeline_keeps_it():
+    # the converted function's scope also holds batch_size=, num_threads=, ctx, the reader...
+    out = pipeline("jpegs, labels = fn.readers.file(file_root='d')\nprint(sorted(locals()))\nreturn jpegs, labels\n")
+    assert "@pipeline_def" in out and "locals() would list the converted function's own names too" in out
