@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import importlib
 import shutil
-import sys
 import types
 import warnings
 from pathlib import Path
 
 import pytest
 
+from _modules import cpu_project, project_on_path
 from dali_migrate import imported_pipelines, outside_users, runner
 from dali_migrate.model import Status
 
@@ -197,21 +197,8 @@ def test_a_module_name_the_importer_imports_too_converts(tmp_path):
 # -- the converted project gives the batches the pipeline-mode one gave -------------------------
 
 
-def _cpu_copy(src_root: Path, dest: Path) -> Path:
-    from dali_migrate.device_cpu import to_cpu
-
-    for f in FILES:
-        (dest / f).parent.mkdir(parents=True, exist_ok=True)
-        (dest / f).write_text(to_cpu((src_root / f).read_text()))
-    (dest / "src" / "__init__.py").write_text("")
-    return dest
-
-
 def _epochs(project: Path, data: Path, threads: int, epochs: int = 2) -> list:
-    for name in [n for n in sys.modules if n == "src" or n.startswith("src.")]:
-        del sys.modules[name]
-    sys.path.insert(0, str(project))
-    try:
+    with project_on_path(project):
         module = importlib.import_module("src.data")
         args = types.SimpleNamespace(data=str(data), batch_size=4, workers=threads)
         loader, epoch_size = module.get_train_loader(args, local_rank=None)
@@ -221,18 +208,14 @@ def _epochs(project: Path, data: Path, threads: int, epochs: int = 2) -> list:
                 seen.append((batch[0]["images"], batch[0]["labels"]))
             loader.reset()
         return seen
-    finally:
-        sys.path.remove(str(project))
-        for name in [n for n in sys.modules if n == "src" or n.startswith("src.")]:
-            del sys.modules[name]
 
 
 def test_converted_project_gives_the_same_batches(tmp_path, fixture_data):
     torch = pytest.importorskip("torch")
     pytest.importorskip("nvidia.dali.plugin.pytorch")
     ndd = pytest.importorskip("nvidia.dali.experimental.dynamic")
-    original = _cpu_copy(PROJECT / "input", tmp_path / "original")
-    converted = _cpu_copy(PROJECT / "expected", tmp_path / "converted")
+    original = cpu_project(PROJECT / "input", tmp_path / "original", FILES)
+    converted = cpu_project(PROJECT / "expected", tmp_path / "converted", FILES)
     threads = ndd.get_num_threads()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import importlib
 import shutil
-import sys
 import types
 import warnings
 from pathlib import Path
@@ -21,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from _helpers import convert
+from _modules import cpu_project, project_on_path
 from dali_migrate import imported_pipelines, runner
 
 PROJECT = Path(__file__).resolve().parent.parent / "golden_projects" / "ssd_loader"
@@ -56,21 +56,8 @@ def test_one_file_alone_converts_neither(tmp_path, alone):
     assert len(added) == 1 and imported_pipelines.ONE_RUN in added[0], added
 
 
-def _cpu_copy(src_root: Path, dest: Path) -> Path:
-    from dali_migrate.device_cpu import to_cpu
-
-    for f in FILES:
-        (dest / f).parent.mkdir(parents=True, exist_ok=True)
-        (dest / f).write_text(to_cpu((src_root / f).read_text()))
-    (dest / "src" / "__init__.py").write_text("")
-    return dest
-
-
 def _epochs(project: Path, data: Path, epochs: int = 2) -> list:
-    for name in [n for n in sys.modules if n == "src" or n.startswith("src.")]:
-        del sys.modules[name]
-    sys.path.insert(0, str(project))
-    try:
+    with project_on_path(project):
         module = importlib.import_module("src.data")
         args = types.SimpleNamespace(data=str(data), batch_size=4, num_workers=1, local_rank=None, seed=5)
         loader = module.get_train_loader(args)
@@ -79,17 +66,13 @@ def _epochs(project: Path, data: Path, epochs: int = 2) -> list:
             seen.append([(b[0]["images"].clone(), b[0]["labels"].clone()) for b in loader])
             loader.reset()
         return seen
-    finally:
-        sys.path.remove(str(project))
-        for name in [n for n in sys.modules if n == "src" or n.startswith("src.")]:
-            del sys.modules[name]
 
 
 def test_converted_project_gives_the_same_batches(tmp_path, fixture_data):
     torch = pytest.importorskip("torch")
     pytest.importorskip("nvidia.dali.plugin.pytorch")
-    original = _cpu_copy(PROJECT / "input", tmp_path / "original")
-    converted = _cpu_copy(PROJECT / "expected", tmp_path / "converted")
+    original = cpu_project(PROJECT / "input", tmp_path / "original", FILES)
+    converted = cpu_project(PROJECT / "expected", tmp_path / "converted", FILES)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         want = _epochs(original, fixture_data)
