@@ -1926,10 +1926,35 @@ class _WithoutComments(cst.CSTTransformer):
         return cst.RemoveFromParent() if updated.comment is not None else updated
 
 
-def _comment_lines(stmt) -> list:
+def _comment_lines(stmt, skip: int = 0, more: tuple = ()) -> list:
     """Every comment of ``stmt`` (the lines above it, those among its arguments, the one after
-    it), in source order, as comment lines to go above another statement."""
-    return [cst.EmptyLine(comment=c) for c in cst_walk.comments(stmt)]
+    it), in source order, as comment lines to go above another statement; the first ``skip`` left
+    out and ``more`` added (:func:`_continued`)."""
+    return [cst.EmptyLine(comment=c) for c in [*cst_walk.comments(stmt)[skip:], *more]]
+
+
+def _continued(stmts: list, makes_op) -> dict:
+    """{id(statement): (how many of its first comments continue the one before, the comments that
+    continue its own trailing comment)} for statements ``makes_op`` says make operators, one after
+    the other: a comment after the line, carried on below it, aligned under it
+    (``self.hsv = ops.Hsv(...)  # use float to avoid clipping and`` then ``# quantizing the
+    intermediate result``), is the next statement's leading line to libcst; it goes with its line."""
+    out: dict = {}
+    for a, b in zip(stmts, stmts[1:]):
+        if not (makes_op(a) and makes_op(b) and isinstance(a, cst.SimpleStatementLine)
+                and a.trailing_whitespace.comment is not None):
+            continue
+        lines = []
+        for line in b.leading_lines:
+            if line.comment is None or not line.whitespace.value:
+                break
+            lines.append(line.comment)
+        if lines:
+            skip, more = out.get(id(a), (0, ()))
+            out[id(a)] = (skip, (*more, *lines))
+            skip, more = out.get(id(b), (0, ()))
+            out[id(b)] = (len(lines), more)
+    return out
 
 
 def _fn_call_for_op(op_call: cst.Call, invocation: cst.Call, names, catalog) -> cst.Call:
@@ -2215,6 +2240,13 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
             return []  # conditions read values only: nothing is lost by not evaluating them here
         return [new]
 
+    def makes_op(stmt) -> bool:
+        small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+        return (isinstance(small, cst.Assign) and len(small.targets) == 1
+                and m.matches(small.targets[0].target, m.Attribute(value=m.Name(self_name)))
+                and isinstance(small.value, cst.Call) and names.ops_op(small.value.func) is not None)
+
+    continued = _continued(init_body, makes_op)
     for at, stmt in enumerate(init_body):
         if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1:
             small = stmt.body[0]
@@ -2252,7 +2284,7 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
                     ops_members[attr] = _self_reads(value, self_table(), f"self.{attr} = ...")
                     read_by_ops |= _self_attrs(small.value)
                     op_reads.append((at, read_names(small.value), _self_attrs(small.value)))
-                    op_comments.setdefault(attr, []).extend(_comment_lines(stmt))
+                    op_comments.setdefault(attr, []).extend(_comment_lines(stmt, *continued.get(id(stmt), (0, ()))))
                     continue
                 if attr in _SETTING_ATTRS:
                     raise _NotSimple(f"__init__ sets self.{attr}, a Pipeline attribute")

@@ -1395,3 +1395,28 @@ def test_locals_passed_to_a_logging_helper_keeps_the_class():
         after=""))
     assert "class P(Pipeline)" in out
     assert "locals() would list the converted function's own names too" in out
+
+
+def test_a_comment_carried_on_below_its_line_stays_with_its_operator():
+    # DALI's SSD example: the second line of ops.Hsv's comment is, to libcst, a comment above the
+    # next statement; both lines go above the call that replaces ops.Hsv's
+    out = classes('''
+    class P(Pipeline):
+        def __init__(self, batch_size, num_threads, device_id):
+            super().__init__(batch_size, num_threads, device_id)
+            self.input = ops.readers.File(file_root="imgs")
+            self.decode = ops.decoders.Image()
+            self.hsv = ops.Hsv(dtype=types.FLOAT)  # use float to avoid clipping and
+                                                   # quantizing the intermediate result
+            # brightness next
+            self.bc = ops.BrightnessContrast(contrast_center=128)  # input in 0..255
+
+        def define_graph(self):
+            jpegs, labels = self.input()
+            images = self.hsv(self.decode(jpegs))
+            return self.bc(images), labels
+    ''')
+    assert "dali-migrate:" not in out
+    assert ("# use float to avoid clipping and\n                # quantizing the intermediate result\n"
+            "                images = ndd.hsv(") in out
+    assert "# brightness next\n                # input in 0..255\n                outputs = ndd.brightness_contrast(" in out
