@@ -1198,6 +1198,37 @@ def _flagged(node: cst.If, choice: _InitIf, flag: str) -> list:
     return [none.with_changes(leading_lines=[*new.leading_lines, said]), new.with_changes(leading_lines=[])]
 
 
+def _has_member(test) -> Optional[str]:
+    """``member`` where ``test`` is ``hasattr(self, "member")`` (dali-pytorch's ``if hasattr(self,
+    'color'):``, asking whether __init__'s ``if`` made that operator), else None."""
+    if not (type(test) is cst.Call and m.matches(test.func, m.Name("hasattr")) and len(test.args) == 2
+            and m.matches(test.args[0].value, m.Name("self")) and isinstance(test.args[1].value, cst.SimpleString)
+            and all(a.keyword is None and not a.star for a in test.args)):
+        return None
+    return test.args[1].value.evaluated_value
+
+
+def _member_test(test, choice: _InitIf, holds: set):
+    """``test`` as the converted loop asks it: ``hasattr(self, "member")`` becomes the test of
+    the branches of ``choice`` that made the member (``holds``): ``branch in (0, 2)`` where the
+    branch is noted, else the one condition or its negation; any other test stays (_NotSimple where
+    it cannot be written)."""
+    if _has_member(test) is None:
+        return test
+    if choice.flag is not None:
+        ks = sorted(holds)
+        if len(ks) == 1:
+            return cst.Comparison(cst.Name(choice.flag), [cst.ComparisonTarget(cst.Equal(), cst.Integer(str(ks[0])))])
+        return cst.Comparison(cst.Name(choice.flag), [cst.ComparisonTarget(
+            cst.In(), cst.Tuple([cst.Element(cst.Integer(str(k))) for k in ks]))])
+    conds = [t for t in choice.tests if t is not None]
+    if len(conds) == 1 and holds in ({0}, {1}):
+        cond = conds[0]
+        return cond if holds == {0} else cst.UnaryOperation(cst.Not(), cond.with_changes(
+            lpar=[cst.LeftParen()], rpar=[cst.RightParen()]) if not isinstance(cond, (cst.Name, cst.Attribute, cst.Call)) else cond)
+    raise _NotSimple(f"`{code(test)}` asks whether one of several branches of __init__ made an operator: convert by hand")
+
+
 def _flag_tests(choice: _InitIf) -> list:
     """The conditions the converted loop tests for ``choice``'s branches: its own, or ``flag == k``."""
     if choice.flag is None:
@@ -1224,8 +1255,13 @@ def _expand_choices(graph_body: list, setup_stmts: list, choices: list, chosen: 
         )
     def decided(test) -> Optional[tuple]:
         """(choice, {branches where ``test`` holds}) for define_graph's ``if``: the condition of
-        one of __init__'s branches spelled the same, or a test of values that each branch of one
-        ``if`` of __init__ stores as literals (``self.dali_device == "gpu"``)."""
+        one of __init__'s branches spelled the same, a test of values that each branch of one
+        ``if`` of __init__ stores as literals (``self.dali_device == "gpu"``), or
+        ``hasattr(self, "<member>")`` of an operator some branches make (:func:`_has_member`)."""
+        member = _has_member(test)
+        if member is not None and member in chosen:
+            gi, branches = chosen[member]
+            return gi, set(branches)
         try:
             spelled = _self_reads(test, local, "define_graph")
         except _NotSimple:
@@ -1291,6 +1327,7 @@ def _expand_choices(graph_body: list, setup_stmts: list, choices: list, chosen: 
                 gi, holds = hit
                 possible = known.get(gi, set(range(_branch_count(choices[gi]))))
                 return updated.with_changes(
+                    test=_member_test(updated.test, choices[gi], holds),
                     body=substitute(updated.body, {**known, gi: possible & holds}),
                     orelse=substitute(updated.orelse, {**known, gi: possible - holds}),
                 )
@@ -1333,7 +1370,8 @@ def _expand_choices(graph_body: list, setup_stmts: list, choices: list, chosen: 
             orelse = graph_if(orelse, other)
         elif isinstance(orelse, cst.Else):
             orelse = orelse.with_changes(body=orelse.body.with_changes(body=[statement(s, other) for s in orelse.body.body]))
-        return stmt.with_changes(body=body, orelse=orelse)
+        test = _member_test(stmt.test, choices[hit[0]], hit[1]) if hit is not None else stmt.test
+        return stmt.with_changes(test=test, body=body, orelse=orelse)
 
     return [statement(s, {}) for s in graph_body]
 

@@ -1,5 +1,6 @@
 """Pipeline subclasses (dali_migrate/legacy.py): iter_setup / feed_input, subclasses of subclasses."""
 
+import re
 import textwrap
 
 import pytest
@@ -1420,3 +1421,42 @@ def test_a_comment_carried_on_below_its_line_stays_with_its_operator():
     assert ("# use float to avoid clipping and\n                # quantizing the intermediate result\n"
             "                images = ndd.hsv(") in out
     assert "# brightness next\n                # input in 0..255\n                outputs = ndd.brightness_contrast(" in out
+
+
+@pytest.mark.parametrize("init, test", [
+    # asked once (an argument's attribute): the loop tests the branch
+    ("            if cfg.color:\n                self.twist = ops.ColorTwist(saturation=0.5)\n", "branch == 0"),
+    # a parameter: the condition itself, as define_graph's own `if dali_cpu:` would be
+    ("            if color:\n                self.twist = ops.ColorTwist(saturation=0.5)\n", "color"),
+    ("            if not color:\n                pass\n            else:\n                self.twist = ops.ColorTwist(saturation=0.5)\n",
+     "not (not color)"),
+])
+def test_hasattr_of_an_operator_made_under_an_if_asks_the_same_choice(init, test):
+    # dali-pytorch: `if hasattr(self, 'color'): images = self.color(images, ...)`
+    out = classes(f'''
+    class P(Pipeline):
+        def __init__(self, batch_size, num_threads, device_id, cfg, color=True):
+            super().__init__(batch_size, num_threads, device_id)
+            self.input = ops.readers.File(file_root="imgs")
+            self.decode = ops.decoders.Image()
+{init}
+        def define_graph(self):
+            jpegs, labels = self.input()
+            images = self.decode(jpegs)
+            if hasattr(self, 'twist'):
+                images = self.twist(images)
+            return images, labels
+    ''')
+    assert "dali-migrate:" not in out and "hasattr" not in out, out
+    assert re.search(rf"if {re.escape(test)}:\n +images = ndd.color_twist\(images, saturation=0.5\)", out), out
+
+
+def test_hasattr_of_an_operator_made_in_one_of_several_branches_asked_again_is_marked():
+    out = chosen('''
+        if dali_cpu:
+            self.twist = ops.ColorTwist(saturation=0.5)
+        elif data_dir:
+            pass
+    ''', graph="        images = self.decode(jpegs) if False else jpegs\n        if hasattr(self, 'twist'):\n            images = self.twist(images)")
+    assert "class P(Pipeline)" in out
+    assert "asks whether one of several branches of __init__ made an operator" in out
