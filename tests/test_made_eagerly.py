@@ -158,3 +158,42 @@ def shapes(cfg, later):
     want = load_source(tmp_path, "original", source).shapes(cfg(), later)
     got = load_source(tmp_path, "converted", result.output).shapes(cfg(), later)
     assert want == got == [(8, 8, 3)] * 2
+
+
+def test_an_argument_s_attribute_an_operator_reads_is_read_when_the_pipeline_is_made(tmp_path, fixture_data):
+    # `fn.resize(..., resize_x=cfg.size)` read cfg.size when the pipeline was built; the converted
+    # loop reads the value taken then, not cfg.size again every iteration
+    source = '''\
+import nvidia.dali.fn as fn
+from nvidia.dali import pipeline_def
+
+
+@pipeline_def(num_threads=1, device_id=None)
+def pipe(cfg):
+    jpegs, labels = fn.readers.file(file_root=cfg.root)
+    return fn.resize(fn.decoders.image(jpegs), resize_x=cfg.size, resize_y=cfg.size), labels
+
+
+def shapes(cfg, later):
+    p = pipe(cfg, batch_size=2)
+    p.build()
+    first, _ = p.run()
+    later(cfg)
+    second, _ = p.run()
+    return [first.at(i).shape for i in range(2)] + [second.at(i).shape for i in range(2)]
+'''
+    import types
+
+    result = convert_source(source)
+    assert not result.markers, result.output
+    assert "resize_x = cfg.size\n" in result.output and "resize_x=resize_x" in result.output
+
+    def later(cfg):
+        cfg.size = 40
+
+    def cfg():
+        return types.SimpleNamespace(size=8, root=str(fixture_data / "images"))
+
+    want = load_source(tmp_path, "original", source).shapes(cfg(), later)
+    got = load_source(tmp_path, "converted", result.output).shapes(cfg(), later)
+    assert want == got == [(8, 8, 3)] * 4

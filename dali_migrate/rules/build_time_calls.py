@@ -90,6 +90,19 @@ class _Calls:
         self.loop = _loop_names(info)
         self.shadowed = self.loop | {p.name.value for p in _all_params(info.func)}
         self.module = module
+        # parameters whose attributes and items the loop reads are read once too (what the caller
+        # passed may change after it made the pipeline: the pipeline had read them)
+        self.params = {p.name.value for p in _all_params(info.func)} - self.loop
+
+    def argument_read(self, node) -> bool:
+        """``node`` is ``cfg.size``, ``args.crop[1]``: attributes and items of a parameter, with
+        names and literals as keys, reading nothing the loop computes."""
+        cur = node
+        while type(cur) in (cst.Attribute, cst.Subscript):
+            cur = cur.value
+        return (type(cur) is cst.Name and cur.value in self.params
+                and cst_walk.variables(node) <= self.params
+                and not any(type(n) is cst.Call for n in cst_walk.walk(node)))
 
     def passed_function(self, name: str) -> Optional[str]:
         """graph_callables.reason for ``name`` where the pipeline is built by a function of the
@@ -170,9 +183,15 @@ def plan(info, names, taken: set, numpy_names: set, helpers: set, avoid: Optiona
         if index in info.setup or index in info.reader_indices:
             continue
         found = []
+        reads = [] if isinstance(stmt, (cst.SimpleStatementLine, cst.BaseExpression)) and not info.conditionals else None
         # the returned expression is looked at as a statement: its own call may be what it is
         # (`return fn.external_source(source=Source())`: the source is the rule's, not evaluated here)
-        _collect(cst.Expr(stmt) if isinstance(stmt, cst.BaseExpression) else stmt, calls, found, skip_tests=info.conditionals)
+        _collect(cst.Expr(stmt) if isinstance(stmt, cst.BaseExpression) else stmt, calls, found,
+                 skip_tests=info.conditionals, reads=reads)
+        if reads:
+            maybe = _evaluated_conditionally(stmt)
+            found += [n for n in reads if id(n) not in maybe and not any(
+                j > index for v in cst_walk.variables(n) for j in later_setup.get(v, []))]
         if not found:
             continue
         if not isinstance(stmt, (cst.SimpleStatementLine, cst.BaseExpression)) or info.conditionals:
@@ -314,13 +333,17 @@ def _collect_expr(expr, calls: _Calls) -> list:
     return out
 
 
-def _collect(node, calls: _Calls, out: list, skip_tests: bool = False) -> None:
-    """The outermost volatile calls (or comprehensions holding one) under ``node``."""
+def _collect(node, calls: _Calls, out: list, skip_tests: bool = False, reads: Optional[list] = None) -> None:
+    """The outermost volatile calls (or comprehensions holding one) under ``node``; with
+    ``reads``, the outermost reads of a parameter's attributes and items there (``cfg.size``)."""
     test = node.test if skip_tests and type(node) in (cst.If, cst.While) else None
     for child in cst_walk.children(node):
         if test is not None and child is test:
             continue  # a condition of a conditionals pipeline: rules/conditionals.py's
         tp = type(child)
+        if reads is not None and (tp is cst.Attribute or tp is cst.Subscript) and calls.argument_read(child):
+            reads.append(child)
+            continue
         if tp in _SCOPE_TYPES:
             continue  # a lambda's or nested function's body runs when it is called, in both forms
         if tp in _COMPREHENSION_TYPES:
@@ -333,14 +356,20 @@ def _collect(node, calls: _Calls, out: list, skip_tests: bool = False) -> None:
                 # its rule decides when the source is called; dtype=, layout=... were read once
                 for arg in child.args:
                     if not _is_source(arg, child):
-                        _collect(arg, calls, out, skip_tests)
+                        _collect(arg, calls, out, skip_tests, reads)
                 continue
             if op in _OWN_ARGUMENTS:
                 continue  # their rules decide when the function is called
             if not calls.is_dali(child) and not calls.same_every_time(child):
                 out.append(child)
                 continue
-        _collect(child, calls, out, skip_tests)
+            if reads is not None and type(child.func) is cst.Attribute:
+                # cfg.get(...): a method of the argument, not a read of it (the call is the question)
+                _collect(child.func.value, calls, out, skip_tests, None)
+                for arg in child.args:
+                    _collect(arg, calls, out, skip_tests, reads)
+                continue
+        _collect(child, calls, out, skip_tests, reads)
 
 
 def _evaluated_conditionally(stmt) -> set:

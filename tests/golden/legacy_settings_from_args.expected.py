@@ -15,13 +15,15 @@ def TrainPipe(args, seed):
     seed_or_random = seed if seed is not None and seed >= 0 else secrets.randbits(63)
     rng = ndd.random.RNG(seed=seed_or_random)
     reader = ndd.readers.File(file_root=args.data, random_shuffle=True, seed=seed_or_random)
+    # evaluated once, as when the pipeline was built
+    size = args.size
 
     # the code above runs when the pipeline is made, as in pipeline mode
     def batches():
         while True:
             for jpegs, labels in reader.next_epoch(batch_size=batch_size):
                 with ctx:
-                    images = ndd.random_resized_crop(ndd.decoders.image(jpegs, device="gpu", output_type=types.RGB), device="gpu", size=args.size, batch_size=batch_size, rng=rng)
+                    images = ndd.random_resized_crop(ndd.decoders.image(jpegs, device="gpu", output_type=types.RGB), device="gpu", size=size, batch_size=batch_size, rng=rng)
                     outputs = ndd.crop_mirror_normalize(images, mirror=ndd.random.coin_flip(probability=0.5, batch_size=batch_size, rng=rng), device="gpu", dtype=types.FLOAT, output_layout="CHW"), labels
                 yield outputs
 

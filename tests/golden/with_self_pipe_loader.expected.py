@@ -177,17 +177,25 @@ class DaliDataIterator:
                 num_shards=num_shards,
                 stick_to_shard=not is_training,
                 pad_last_batch=not is_training)
-            while True:
-                for jpegs, labels in reader.next_epoch(batch_size=batch_size):
-                    with ctx:
-                        shapes = ndd.peek_image_shape(jpegs)
-                        images = ndd.decoders.image(jpegs, device="gpu", output_type=types.RGB)
-                        images = ndd.resize(images, resize_x=self_image_size[0], resize_y=self_image_size[1])
-                        images = ndd.crop_mirror_normalize(images, dtype=types.FLOAT, output_layout="CHW",
-                                                          mean=[0.485 * 255, 0.456 * 255, 0.406 * 255],
-                                                          std=[0.229 * 255, 0.224 * 255, 0.225 * 255])
-                        outputs = images, shapes, labels.gpu()
-                    yield outputs
+            # evaluated once, as when the pipeline was built
+            resize_x = self_image_size[0]
+            resize_y = self_image_size[1]
+
+            # the code above runs when the pipeline is made, as in pipeline mode
+            def batches():
+                while True:
+                    for jpegs, labels in reader.next_epoch(batch_size=batch_size):
+                        with ctx:
+                            shapes = ndd.peek_image_shape(jpegs)
+                            images = ndd.decoders.image(jpegs, device="gpu", output_type=types.RGB)
+                            images = ndd.resize(images, resize_x=resize_x, resize_y=resize_y)
+                            images = ndd.crop_mirror_normalize(images, dtype=types.FLOAT, output_layout="CHW",
+                                                              mean=[0.485 * 255, 0.456 * 255, 0.406 * 255],
+                                                              std=[0.229 * 255, 0.224 * 255, 0.225 * 255])
+                            outputs = images, shapes, labels.gpu()
+                        yield outputs
+
+            return batches()
 
         self.pipe = pipe_batches()
 
