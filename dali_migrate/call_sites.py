@@ -1920,6 +1920,16 @@ def _plan_expr(node, kind, parents, state, site, pipe_rules, batch_rules, p: Pla
         ):
             p.blockers.append((stmt, f"pipeline outputs are passed to {call.func.value}(), whose result dali-migrate does not follow: convert by hand"))
             return
+        display = parents.of(parent) if isinstance(parent, cst.Element) else None
+        if isinstance(display, (cst.Tuple, cst.List, cst.Set)):
+            up = parents.of(display)
+            if (isinstance(up, (cst.For, cst.CompFor)) and up.iter is display) or (
+                    isinstance(up, (cst.Assign, cst.AnnAssign, cst.AugAssign)) and up.value is display):
+                # `for b in (first, second): b.at(0)`, `pair = (first, second)`: what is done with it
+                # there would stay as written, a TensorList's methods on an ndd.Batch
+                p.blockers.append((stmt, f"pipeline outputs (`{code(node)}`) are put in `{one_line(display)}`, "
+                                         "which dali-migrate does not follow: convert by hand"))
+                return
     if kind != "batch":
         return
     sample = parent if isinstance(parent, cst.Subscript) and parent.value is node else None

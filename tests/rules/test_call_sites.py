@@ -436,3 +436,19 @@ def test_closure_reading_the_outputs_still_stops_the_conversion():
         PIPE + "pipe = p('d')\nj, l = pipe.run()\n\ndef show():\n    print(l)\n"
     )
     assert "a nested function uses the pipeline `pipe` or its outputs" in out
+
+
+@pytest.mark.parametrize("use", [
+    "shapes = [b.at(0).shape for b in (j1, j2)]",
+    "for b in [j1, j2]:\n    print(b.at(0))",
+    "pair = (j1, j2)\nfirst = pair[0].at(0)",
+])
+def test_outputs_put_in_a_container_and_used_there_keep_the_pipeline(use):
+    # what is done with them there would stay as written: TensorList methods on an ndd.Batch
+    out = convert(PIPE + "pipe = p('d')\nj1, l1 = pipe.run()\nj2, l2 = pipe.run()\n" + use + "\n")
+    assert "@pipeline_def" in out and "are put in `" in out and "which dali-migrate does not follow" in out
+
+
+def test_outputs_in_a_tuple_given_to_a_call_still_convert():
+    out = convert(PIPE + "pipe = p('d')\nj, l = pipe.run()\nprint((j, l))\n")
+    assert "@pipeline_def" not in out and "dali-migrate:" not in out
