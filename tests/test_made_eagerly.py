@@ -121,6 +121,22 @@ def test_a_source_made_in_the_graph_is_made_with_the_pipeline(tmp_path):
     assert want[0] != want[1]
 
 
+def _shapes_both_ways(tmp_path, source: str, converted: str, data) -> tuple:
+    """``shapes(cfg, later)`` of the original and of the converted code, each with a fresh
+    ``cfg`` (size 8) that ``later`` changes (size 40) after the pipeline is made."""
+    import types
+
+    def later(cfg):
+        cfg.size = 40
+
+    def cfg():
+        return types.SimpleNamespace(size=8, root=str(data / "images"))
+
+    want = load_source(tmp_path, "original", source).shapes(cfg(), later)
+    got = load_source(tmp_path, "converted", converted).shapes(cfg(), later)
+    return want, got
+
+
 def test_what_the_pipeline_reads_of_an_argument_is_read_when_it_is_made(tmp_path, fixture_data):
     # `batch_size = cfg.bs` of the pipeline's own code: the caller may change `cfg` between
     # making the pipeline and its first batch (code in another module); the pipeline had read it
@@ -143,20 +159,10 @@ def shapes(cfg, later):
     images, _ = p.run()
     return [images.at(i).shape for i in range(2)]
 '''
-    import types
-
     result = convert_source(source)
     assert not result.markers, result.output
     assert "def batches():" in result.output
-
-    def later(cfg):
-        cfg.size = 40
-
-    def cfg():
-        return types.SimpleNamespace(size=8, root=str(fixture_data / "images"))
-
-    want = load_source(tmp_path, "original", source).shapes(cfg(), later)
-    got = load_source(tmp_path, "converted", result.output).shapes(cfg(), later)
+    want, got = _shapes_both_ways(tmp_path, source, result.output, fixture_data)
     assert want == got == [(8, 8, 3)] * 2
 
 
@@ -182,18 +188,8 @@ def shapes(cfg, later):
     second, _ = p.run()
     return [first.at(i).shape for i in range(2)] + [second.at(i).shape for i in range(2)]
 '''
-    import types
-
     result = convert_source(source)
     assert not result.markers, result.output
     assert "resize_x = cfg.size\n" in result.output and "resize_x=resize_x" in result.output
-
-    def later(cfg):
-        cfg.size = 40
-
-    def cfg():
-        return types.SimpleNamespace(size=8, root=str(fixture_data / "images"))
-
-    want = load_source(tmp_path, "original", source).shapes(cfg(), later)
-    got = load_source(tmp_path, "converted", result.output).shapes(cfg(), later)
+    want, got = _shapes_both_ways(tmp_path, source, result.output, fixture_data)
     assert want == got == [(8, 8, 3)] * 4
