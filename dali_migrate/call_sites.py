@@ -1920,13 +1920,14 @@ def _plan_expr(node, kind, parents, state, site, pipe_rules, batch_rules, p: Pla
         ):
             p.blockers.append((stmt, f"pipeline outputs are passed to {call.func.value}(), whose result dali-migrate does not follow: convert by hand"))
             return
-        display = parents.of(parent) if isinstance(parent, cst.Element) else None
-        if isinstance(display, (cst.Tuple, cst.List, cst.Set)):
+        display = parents.of(parent) if isinstance(parent, cst.Element) or (
+            isinstance(parent, cst.DictElement) and parent.value is node) else None
+        if isinstance(display, (cst.Tuple, cst.List, cst.Set, cst.Dict)):
             up = parents.of(display)
             if (isinstance(up, (cst.For, cst.CompFor)) and up.iter is display) or (
                     isinstance(up, (cst.Assign, cst.AnnAssign, cst.AugAssign)) and up.value is display):
-                # `for b in (first, second): b.at(0)`, `pair = (first, second)`: what is done with it
-                # there would stay as written, a TensorList's methods on an ndd.Batch
+                # `for b in (first, second): b.at(0)`, `pair = (first, second)`, `d = {"a": first}`:
+                # what is done with it there would stay as written, a TensorList's methods on an ndd.Batch
                 p.blockers.append((stmt, f"pipeline outputs (`{code(node)}`) are put in `{one_line(display)}`, "
                                          "which dali-migrate does not follow: convert by hand"))
                 return

@@ -442,6 +442,7 @@ def test_closure_reading_the_outputs_still_stops_the_conversion():
     "shapes = [b.at(0).shape for b in (j1, j2)]",
     "for b in [j1, j2]:\n    print(b.at(0))",
     "pair = (j1, j2)\nfirst = pair[0].at(0)",
+    "named = {'a': j1}\nfirst = named['a'].at(0)",
 ])
 def test_outputs_put_in_a_container_and_used_there_keep_the_pipeline(use):
     # what is done with them there would stay as written: TensorList methods on an ndd.Batch
