@@ -598,7 +598,7 @@ def _modules_only(stmts: list) -> set:
 
 
 def _dead_data_nodes(out: list, i: int, j: int, pre: list, inputs: list, makes: list) -> list:
-    """[(statement, the names it binds)]: the statements before ``out[i]`` (``Pipeline(...)``) that
+    """The statements before ``out[i]`` (``Pipeline(...)``) that
     make DataNodes whose every name is made again between ``out[i]`` and the ``with`` block at
     ``out[j]`` (``pre``, moved into the graph) and read by nothing in between (insightface's
     ``condition_flip``, written twice). The pipeline never used them: the conversion drops them.
@@ -615,7 +615,7 @@ def _dead_data_nodes(out: list, i: int, j: int, pre: list, inputs: list, makes: 
             continue  # read before it is made again (or by the line that makes it again)
         if any(n in _bindings(s) for s in out[k + 1 : i] for n in bound):
             continue  # bound again before Pipeline(...): not this graph's business
-        found.append((stmt, ", ".join(sorted(bound))))
+        found.append(stmt)
     return found
 
 
@@ -843,8 +843,7 @@ def rewrite_with_blocks(body: list, names, taken: set, found: list, skip: set,
             moved[id(stmt)] = stmt
         # A DataNode the graph never used (made again before it was read) was never run by the
         # pipeline; kept, it would be a pipeline-mode call in converted code: it goes.
-        for dead, _ in _dead_data_nodes(out, i, j, pre, inputs, makes):
-            dropped.add(id(dead))
+        dropped.update(id(dead) for dead in _dead_data_nodes(out, i, j, pre, inputs, makes))
         params = [cst.Param(cst.Name(n), default=cst.Name(n), equal=_EQ) for n in captured]
         leading = list(out[i].leading_lines)
         if captured:
@@ -1167,6 +1166,19 @@ def _if_bodies(node: cst.If) -> list:
     return [s for _, body in _if_chain(node) for s in body]
 
 
+def _flag_set(flag: str, k: int) -> cst.SimpleStatementLine:
+    """``flag = k``: branch ``k`` of a choice asked once ran."""
+    return cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(flag))], cst.Integer(str(k)))])
+
+
+def _flag_is(flag: str, ks: list) -> cst.Comparison:
+    """``flag == k``, or ``flag in (k1, k2)``: one of branches ``ks`` ran."""
+    if len(ks) == 1:
+        return cst.Comparison(cst.Name(flag), [cst.ComparisonTarget(cst.Equal(), cst.Integer(str(ks[0])))])
+    return cst.Comparison(cst.Name(flag), [cst.ComparisonTarget(
+        cst.In(), cst.Tuple([cst.Element(cst.Integer(str(k))) for k in ks]))])
+
+
 def _flagged(node: cst.If, choice: _InitIf, flag: str) -> list:
     """``node`` (__init__'s ``if``, its operators taken out) with each branch noting in ``flag``
     which it is (``flag = k``), after ``flag = <none ran>`` where there is no ``else``: the
@@ -1177,8 +1189,7 @@ def _flagged(node: cst.If, choice: _InitIf, flag: str) -> list:
 
     def noted(block: cst.IndentedBlock) -> cst.IndentedBlock:
         body = [s for s in block.body if not m.matches(s, m.SimpleStatementLine([m.Pass()]))]
-        line = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(flag))], cst.Integer(str(next(k))))])
-        return block.with_changes(body=[*body, line])
+        return block.with_changes(body=[*body, _flag_set(flag, next(k))])
 
     def walk(n: cst.If) -> cst.If:
         body = noted(n.body)
@@ -1194,7 +1205,7 @@ def _flagged(node: cst.If, choice: _InitIf, flag: str) -> list:
         f"# `{flag}`: the branch taken here, once; the pipeline chose its operators when it was made"))
     if choice.tests[-1] is None:
         return [new.with_changes(leading_lines=[*new.leading_lines, said])]
-    none = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(flag))], cst.Integer(str(len(choice.tests))))])
+    none = _flag_set(flag, len(choice.tests))
     return [none.with_changes(leading_lines=[*new.leading_lines, said]), new.with_changes(leading_lines=[])]
 
 
@@ -1216,11 +1227,7 @@ def _member_test(test, choice: _InitIf, holds: set):
     if _has_member(test) is None:
         return test
     if choice.flag is not None:
-        ks = sorted(holds)
-        if len(ks) == 1:
-            return cst.Comparison(cst.Name(choice.flag), [cst.ComparisonTarget(cst.Equal(), cst.Integer(str(ks[0])))])
-        return cst.Comparison(cst.Name(choice.flag), [cst.ComparisonTarget(
-            cst.In(), cst.Tuple([cst.Element(cst.Integer(str(k))) for k in ks]))])
+        return _flag_is(choice.flag, sorted(holds))
     conds = [t for t in choice.tests if t is not None]
     if len(conds) == 1 and holds in ({0}, {1}):
         cond = conds[0]
@@ -1233,10 +1240,7 @@ def _flag_tests(choice: _InitIf) -> list:
     """The conditions the converted loop tests for ``choice``'s branches: its own, or ``flag == k``."""
     if choice.flag is None:
         return [t for t in choice.tests if t is not None]
-    return [
-        cst.Comparison(cst.Name(choice.flag), [cst.ComparisonTarget(cst.Equal(), cst.Integer(str(k)))])
-        for k, t in enumerate(choice.tests) if t is not None
-    ]
+    return [_flag_is(choice.flag, [k]) for k, t in enumerate(choice.tests) if t is not None]
 
 
 def _expand_choices(graph_body: list, setup_stmts: list, choices: list, chosen: dict, local: dict) -> list:
@@ -1640,15 +1644,19 @@ def _check_helper_names(helpers: dict) -> None:
             raise _NotSimple(f"the class defines {name}(), which Python calls by itself: convert by hand")
 
 
+def _sole_decorator(func: cst.FunctionDef, name: str) -> bool:
+    return len(func.decorators) == 1 and m.matches(func.decorators[0].decorator, m.Name(name))
+
+
 def _is_static(func: cst.FunctionDef) -> bool:
     """``@staticmethod`` and no other decorator: called on self, it takes no self."""
-    return len(func.decorators) == 1 and m.matches(func.decorators[0].decorator, m.Name("staticmethod"))
+    return _sole_decorator(func, "staticmethod")
 
 
 def _is_class_method(func: cst.FunctionDef) -> bool:
     """``@classmethod`` and no other decorator (a factory: ``from_config(cls, ...)``, which other
     files call on the class)."""
-    return len(func.decorators) == 1 and m.matches(func.decorators[0].decorator, m.Name("classmethod"))
+    return _sole_decorator(func, "classmethod")
 
 
 def _callee(call: cst.Call, helpers: dict, method: bool) -> Optional[str]:

@@ -20,7 +20,7 @@ from typing import Optional
 import libcst as cst
 
 from dali_migrate import cst_walk
-from dali_migrate.cst_util import code, dotted, one_line_statement
+from dali_migrate.cst_util import code, dotted, fresh_name, one_line_statement
 
 # Calls that give the same answer each time a process asks, so the pipeline's answer and the
 # caller's are equal:
@@ -353,15 +353,7 @@ def asked_again(info, use, parents, names: set, taken: set, reader_index=None) -
     if missing:
         raise NotShared(f"and `{missing[0]}` is not bound on every path")
     own = set().union(*(_bound(s) for s in chosen))
-    table = {}
-    for name in sorted(own):
-        new = name
-        k = 2
-        while new in taken:
-            new = f"{name}_{k}"
-            k += 1
-        taken.add(new)
-        table[name] = new
+    table = {name: fresh_name(name, taken) for name in sorted(own)}
     block = [s.visit(_Renamed(table)) for s in chosen]
     said = cst.EmptyLine(comment=cst.Comment(
         f"# asked again as {info.func.name.value}() asks it, for its reader's metadata below"))

@@ -88,11 +88,12 @@ class _Calls:
         self.numpy_names, self.helpers = numpy_names, helpers
         self.op_calls = {id(call) for call, _ in info.op_calls}
         self.loop = _loop_names(info)
-        self.shadowed = self.loop | {p.name.value for p in _all_params(info.func)}
+        params = {p.name.value for p in _all_params(info.func)}
+        self.shadowed = self.loop | params
         self.module = module
         # parameters whose attributes and items the loop reads are read once too (what the caller
         # passed may change after it made the pipeline: the pipeline had read them)
-        self.params = {p.name.value for p in _all_params(info.func)} - self.loop
+        self.params = params - self.loop
 
     def argument_read(self, node) -> bool:
         """``node`` is ``cfg.size``, ``args.crop[1]``: attributes and items of a parameter, with
