@@ -18,7 +18,7 @@ from dali_migrate import match as m
 from dali_migrate import changed_in_place, cst_walk, iterator_subclasses
 from dali_migrate.cst_util import chain_root, code, dotted, names_bound, one_line, one_line_statement
 from dali_migrate.parents import Parents
-from dali_migrate.pipeline_analysis import NOT_CONVERTED, PERF_ONLY, SETTINGS, PipelineInfo, CPU_ONLY_DEVICE_REASON, cpu_only_device
+from dali_migrate.pipeline_analysis import NOT_CONVERTED, PERF_ONLY, SETTINGS, PipelineInfo, CPU_ONLY_DEVICE_REASON, _synthetic, cpu_only_device
 from dali_migrate.rules import batch_device_check as device_check
 from dali_migrate.rules import sample_shape, sample_to_torch
 from dali_migrate.rules.base import CallSiteRule
@@ -758,8 +758,18 @@ def _plan_construction(call: cst.Call, info: PipelineInfo, p: Plan, stmt, parent
         q.name.value
         for q in [*info.func.params.posonly_params, *info.func.params.params, *info.func.params.kwonly_params]
     }
+    # A converted Pipeline subclass whose __init__ takes **kwargs: a keyword it does not name
+    # went into that dict, a pipeline setting's name (seed=) too, which the converted function
+    # would take as its own setting instead
+    class_kwargs = info.func.params.star_kwarg is not None and _synthetic(info.decorator)
     drop = []
     for arg in call.args:
+        if class_kwargs and arg.keyword is not None and arg.keyword.value not in params:
+            if arg.keyword.value in SETTINGS:
+                p.blockers.append((stmt, f"{info.name}(...) gets {arg.keyword.value}=, which goes into its __init__'s "
+                                         f"**{info.func.params.star_kwarg.name.value}, where the converted function "
+                                         f"would take it as its pipeline setting: convert by hand"))
+            continue
         if arg.star:
             p.blockers.append((stmt, f"{info.name}(...) is called with *args/**kwargs: cannot see the pipeline settings, convert by hand"))
         elif arg.keyword is not None and arg.keyword.value == "seed" and m.matches(

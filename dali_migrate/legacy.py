@@ -1036,6 +1036,9 @@ class _InitIf:
     #: the converted code asks them once, where __init__ did, and keeps which branch ran in ``flag``
     once: bool = False
     flag: Optional[str] = None
+    #: {member: branches that set it to None}, for members other branches make an operator of
+    #: (``if resample_range is not None: self.coeffs = ops.Uniform(...) else: self.coeffs = None``)
+    nones: dict = dataclasses.field(default_factory=dict)
 
 
 def _if_chain(stmt: cst.If) -> list:
@@ -1083,6 +1086,7 @@ def _init_if(stmt: cst.If, names, self_table: dict) -> _InitIf:
     first = first_line(stmt)
     chain = _if_chain(stmt)
     choice = _InitIf(tests=[], calls=[], values=[], node=stmt)
+    positions: list = []
     for test, body in chain:
         if test is not None:
             test = _self_reads(test, self_table, f"`{first}`")
@@ -1090,6 +1094,7 @@ def _init_if(stmt: cst.If, names, self_table: dict) -> _InitIf:
                 choice.once = True
         choice.tests.append(test)
         made, kept, out, literal = {}, {}, [], {}
+        placed: dict = {}  # value -> where its assignment is in `out`
         table = dict(self_table)  # what the branch stores on self is a local from there on
         for s in body:
             if "self" not in names_in(s):
@@ -1116,6 +1121,7 @@ def _init_if(stmt: cst.If, names, self_table: dict) -> _InitIf:
             else:
                 kept[attr] = s
                 table[attr] = attr
+                placed[attr] = len(out)
                 out.append(s.with_changes(body=[cst.Assign([cst.AssignTarget(cst.Name(attr))], value)]))
                 if m.matches(value, m.SimpleString() | m.Integer() | m.Float() | m.Name("True") | m.Name("False") | m.Name("None")):
                     literal[attr] = value
@@ -1123,6 +1129,23 @@ def _init_if(stmt: cst.If, names, self_table: dict) -> _InitIf:
         choice.values.append(kept)
         choice.bodies.append(out)
         choice.literals.append(literal)
+        positions.append(placed)
+    # `self.x = None` where another branch makes self.x an operator says "no operator": the loop
+    # asks the branch instead (`if self.x is not None:` -> the branch's condition), no value is kept
+    made_somewhere = set().union(*choice.calls)
+    for k, kept in enumerate(choice.values):
+        gone = []
+        for attr in sorted(set(kept) & made_somewhere):
+            if m.matches(choice.literals[k].get(attr), m.Name("None")):
+                del kept[attr], choice.literals[k][attr]
+                gone.append(positions[k][attr])
+                choice.nones.setdefault(attr, set()).add(k)
+        for at in sorted(gone, reverse=True):
+            del choice.bodies[k][at]
+        read_after = set(choice.nones) & read_names(*choice.bodies[k])
+        if read_after:
+            # (the branch's own code read what it had just stored, now a local no more)
+            raise _NotSimple(f"`{first}` reads self.{sorted(read_after)[0]} after setting it to None: convert by hand")
     return choice
 
 
@@ -1209,6 +1232,119 @@ def _flagged(node: cst.If, choice: _InitIf, flag: str) -> list:
     return [none.with_changes(leading_lines=[*new.leading_lines, said]), new.with_changes(leading_lines=[])]
 
 
+def _chosen_by_ifexp(stmt, names):
+    """``self.x = ops.X(...) if cond else None`` (or another operator for None, either side) as
+    the ``if cond: self.x = ops.X(...) else: self.x = None`` it means, which the converted loop
+    follows like any ``if`` of __init__ choosing operators (NVIDIA's MXNet ResNet-50 loader:
+    ``self.resize = ops.Resize(...) if resize_shp else None``); any other statement as it is."""
+    small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+    if not (isinstance(small, cst.Assign) and len(small.targets) == 1 and _is_self_attr(small.targets[0].target)
+            and type(small.value) is cst.IfExp):
+        return stmt
+    sides = (small.value.body, small.value.orelse)
+
+    def makes_op(e) -> bool:
+        return type(e) is cst.Call and names.ops_op(e.func) is not None
+
+    if not any(makes_op(e) for e in sides) or not all(makes_op(e) or m.matches(e, m.Name("None")) for e in sides):
+        return stmt
+    target = small.targets[0].target
+    # the statement's comments go with its (first) operator, to where the loop calls it
+    first_op = 0 if makes_op(sides[0]) else 1
+
+    def branch(k: int) -> cst.IndentedBlock:
+        value = sides[k].with_changes(lpar=[], rpar=[]) if type(sides[k]) is cst.Call else sides[k]
+        line = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(target)], value)])
+        if k == first_op:
+            line = line.with_changes(leading_lines=stmt.leading_lines, trailing_whitespace=stmt.trailing_whitespace)
+        return cst.IndentedBlock([line])
+
+    test = small.value.test.with_changes(lpar=[], rpar=[]) if small.value.test.lpar else small.value.test
+    return cst.If(test=test, body=branch(0), orelse=cst.Else(branch(1)))
+
+
+def _member_assign(stmt) -> Optional[tuple]:
+    """(member, value) where ``stmt`` is ``self.<member> = <value>`` alone."""
+    small = stmt.body[0] if type(stmt) is cst.SimpleStatementLine and len(stmt.body) == 1 else None
+    if type(small) is cst.Assign and len(small.targets) == 1 and _is_self_attr(small.targets[0].target):
+        return small.targets[0].target.attr.value, small.value
+    return None
+
+
+def _defaults_folded(body: list, names) -> list:
+    """``self.x = <default>`` followed by an ``if`` of __init__ that sets self.x in some of its
+    branches (MLPerf's SSD: ``self.g_slice = None``, then ``if dali_cache > 0 and use_nvjpeg:
+    ... self.g_slice = ops.Slice(...)``) as the ``if`` alone, the default set in the branches that
+    do not set their own (an ``else`` added where there is none): the same member in every case,
+    which the converted loop follows like any ``if`` choosing operators.
+
+    Only where that changes nothing else: the default is an operator whose arguments call nothing
+    (making it had no effect but the object) or None; nothing between the two, nor the ``if``'s
+    conditions or branches, reads self.x; the default's variables are not bound again on the way."""
+
+    def foldable_default(value) -> bool:
+        if m.matches(value, m.Name("None")):
+            return True
+        return (type(value) is cst.Call and names.ops_op(value.func) is not None
+                and not any(type(n) is cst.Call for a in value.args for n in cst_walk.walk(a.value)))
+
+    out = list(body)
+    j = 0
+    while j < len(out):
+        stmt = out[j]
+        if type(stmt) is not cst.If:
+            j += 1
+            continue
+        chain = _if_chain(stmt)
+        set_in = [{a for s in branch if (a := (_member_assign(s) or (None,))[0])} for _, branch in chain]
+        folded = False
+        for attr in sorted(set().union(*set_in)):
+            i = next((k for k in range(j - 1, -1, -1) if (_member_assign(out[k]) or (None,))[0] == attr), None)
+            if i is None or not foldable_default(_member_assign(out[i])[1]):
+                continue
+            default = out[i]
+            between = out[i + 1 : j]
+            tests = [t for t, _ in chain if t is not None]
+            if any(attr in _self_attrs(n) for n in [*between, *tests]):
+                continue
+            # each branch: what it sets of self.x is its own, and it reads self.x nowhere else
+            if any(attr in _self_attrs(s) and (_member_assign(s) or (None,))[0] != attr for _, b in chain for s in b):
+                continue
+            if read_names(default) & (_assigned(*between) | _changed_anywhere(*between)):
+                continue
+            copy = default.with_changes(leading_lines=[])
+            bodies = [b if attr in set_in[k] else [copy, *b] for k, (_, b) in enumerate(chain)]
+            if chain[-1][0] is not None:
+                bodies.append([copy])  # (no branch ran: the default stays)
+            stmt = _rebuilt_chain(stmt, bodies)
+            stmt = stmt.with_changes(leading_lines=[*default.leading_lines, *stmt.leading_lines])
+            out[i:j + 1] = [*between, stmt]
+            j -= 1
+            chain = _if_chain(stmt)
+            set_in = [{a for s in branch if (a := (_member_assign(s) or (None,))[0])} for _, branch in chain]
+            folded = True
+        if not folded:
+            j += 1
+        else:
+            out[j] = stmt
+            j += 1
+    return out
+
+
+def _rebuilt_chain(node: cst.If, bodies: list) -> cst.If:
+    """``node`` (an if/elif/else chain) with each branch's statements from ``bodies``, in order;
+    one more body than the chain has branches becomes its ``else``."""
+    body = node.body.with_changes(body=bodies[0])
+    orelse = node.orelse
+    if type(orelse) is cst.If:
+        orelse = _rebuilt_chain(orelse, bodies[1:])
+    elif type(orelse) is cst.Else:
+        orelse = orelse.with_changes(body=orelse.body.with_changes(body=bodies[1]))
+    elif len(bodies) > 1:
+        orelse = cst.Else(cst.IndentedBlock(bodies[1]))
+    return node.with_changes(body=body, orelse=orelse)
+
+
 def _has_member(test) -> Optional[str]:
     """``member`` where ``test`` is ``hasattr(self, "member")`` (dali-pytorch's ``if hasattr(self,
     'color'):``, asking whether __init__'s ``if`` made that operator), else None."""
@@ -1219,21 +1355,57 @@ def _has_member(test) -> Optional[str]:
     return test.args[1].value.evaluated_value
 
 
-def _member_test(test, choice: _InitIf, holds: set):
-    """``test`` as the converted loop asks it: ``hasattr(self, "member")`` becomes the test of
-    the branches of ``choice`` that made the member (``holds``): ``branch in (0, 2)`` where the
-    branch is noted, else the one condition or its negation; any other test stays (_NotSimple where
-    it cannot be written)."""
-    if _has_member(test) is None:
-        return test
+def _member_asked(test) -> Optional[tuple]:
+    """(member, what) where ``test`` asks about a member of self alone: ``hasattr(self, "m")``
+    ("has"), ``self.m is not None`` or ``self.m`` ("set": an operator object is true),
+    ``self.m is None`` ("none"); else None."""
+    member = _has_member(test)
+    if member is not None:
+        return member, "has"
+    if _is_self_attr(test):
+        return test.attr.value, "set"
+    if type(test) is cst.Comparison and len(test.comparisons) == 1 and _is_self_attr(test.left) \
+            and m.matches(test.comparisons[0].comparator, m.Name("None")):
+        op = test.comparisons[0].operator
+        if isinstance(op, cst.IsNot):
+            return test.left.attr.value, "set"
+        if isinstance(op, cst.Is):
+            return test.left.attr.value, "none"
+    return None
+
+
+_OPPOSITE = {cst.Is: cst.IsNot, cst.IsNot: cst.Is, cst.Equal: cst.NotEqual, cst.NotEqual: cst.Equal,
+             cst.In: cst.NotIn, cst.NotIn: cst.In}
+
+
+def _negated(cond):
+    """``not cond``, written as the opposite test where there is one (``x is None`` for ``x is not
+    None``, ``x`` for ``not x``)."""
+    if type(cond) is cst.UnaryOperation and isinstance(cond.operator, cst.Not) and not cond.lpar:
+        return cond.expression.with_changes(lpar=[], rpar=[]) if type(cond.expression) is not cst.BooleanOperation else cond.expression
+    if type(cond) is cst.Comparison and len(cond.comparisons) == 1 and type(cond.comparisons[0].operator) in _OPPOSITE:
+        target = cond.comparisons[0]
+        op = target.operator
+        return cond.with_changes(lpar=[], rpar=[], comparisons=[target.with_changes(operator=_OPPOSITE[type(op)](
+            whitespace_before=op.whitespace_before, whitespace_after=op.whitespace_after))])
+    if isinstance(cond, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
+        return cst.UnaryOperation(cst.Not(), cond)
+    return cst.UnaryOperation(cst.Not(), cond.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]))
+
+
+def _branch_test(choice: _InitIf, holds: set, asked):
+    """The test that holds where one of branches ``holds`` of ``choice`` ran: ``branch in (0, 2)``
+    where the branch is noted, else the one condition or its negation (_NotSimple where it
+    cannot be written)."""
+    every = set(range(_branch_count(choice)))
+    if holds == every or not holds:
+        return cst.Name("True" if holds else "False")
     if choice.flag is not None:
         return _flag_is(choice.flag, sorted(holds))
     conds = [t for t in choice.tests if t is not None]
     if len(conds) == 1 and holds in ({0}, {1}):
-        cond = conds[0]
-        return cond if holds == {0} else cst.UnaryOperation(cst.Not(), cond.with_changes(
-            lpar=[cst.LeftParen()], rpar=[cst.RightParen()]) if not isinstance(cond, (cst.Name, cst.Attribute, cst.Call)) else cond)
-    raise _NotSimple(f"`{code(test)}` asks whether one of several branches of __init__ made an operator: convert by hand")
+        return conds[0] if holds == {0} else _negated(conds[0])
+    raise _NotSimple(f"`{code(asked)}` asks whether one of several branches of __init__ made an operator: convert by hand")
 
 
 def _flag_tests(choice: _InitIf) -> list:
@@ -1260,12 +1432,8 @@ def _expand_choices(graph_body: list, setup_stmts: list, choices: list, chosen: 
     def decided(test) -> Optional[tuple]:
         """(choice, {branches where ``test`` holds}) for define_graph's ``if``: the condition of
         one of __init__'s branches spelled the same, a test of values that each branch of one
-        ``if`` of __init__ stores as literals (``self.dali_device == "gpu"``), or
-        ``hasattr(self, "<member>")`` of an operator some branches make (:func:`_has_member`)."""
-        member = _has_member(test)
-        if member is not None and member in chosen:
-            gi, branches = chosen[member]
-            return gi, set(branches)
+        ``if`` of __init__ stores as literals (``self.dali_device == "gpu"``) (:func:`truth` adds
+        the tests asking whether a member is an operator)."""
         try:
             spelled = _self_reads(test, local, "define_graph")
         except _NotSimple:
@@ -1288,6 +1456,64 @@ def _expand_choices(graph_body: list, setup_stmts: list, choices: list, chosen: 
             else:
                 return gi, holds
         return None
+
+    def truth(test) -> Optional[tuple]:
+        """(choice, {branches where ``test`` holds}, {branches where it does not}) for a test of
+        define_graph: :func:`decided`, or a test asking whether a member chosen by an ``if`` of
+        __init__ is an operator (:func:`_member_asked`), alone or joined to other tests by
+        ``not``, ``and``, ``or`` (what those other tests say is taken as unknown)."""
+        hit = decided(test)
+        if hit is not None:
+            gi, holds = hit
+            return gi, holds, set(range(_branch_count(choices[gi]))) - holds
+        asked = _member_asked(test)
+        if asked is not None and asked[0] in chosen:
+            member, what = asked
+            gi, branches = chosen[member]
+            every = set(range(_branch_count(choices[gi])))
+            made, nones = set(branches), choices[gi].nones.get(member, set())
+            if what == "has":
+                holds = made | nones
+            elif made | nones != every:
+                return None  # (where __init__ sets no self.<member>, the test raises AttributeError)
+            else:
+                holds = made if what == "set" else nones
+            return gi, holds, every - holds
+        if type(test) is cst.UnaryOperation and isinstance(test.operator, cst.Not):
+            inner = truth(test.expression)
+            return None if inner is None else (inner[0], inner[2], inner[1])
+        if type(test) is cst.BooleanOperation:
+            left, right = truth(test.left), truth(test.right)
+            if (left is None and right is None) or (left and right and left[0] != right[0]):
+                return None
+            gi = (left or right)[0]
+            every = set(range(_branch_count(choices[gi])))
+            left, right = left or (gi, every, every), right or (gi, every, every)
+            if isinstance(test.operator, cst.And):
+                return gi, left[1] & right[1], left[2] | right[2]
+            return gi, left[1] | right[1], left[2] & right[2]
+        return None
+
+    def asked_as_branches(test, within: Optional[type] = None):
+        """``test`` with each part that asks about a chosen member (:func:`_member_asked`) written
+        as the test of the branches where it holds (``within``: the kind of expression the part
+        is in, for the parentheses it needs there)."""
+        asked = _member_asked(test)
+        if asked is not None and asked[0] in chosen:
+            hit = truth(test)
+            if hit is None:
+                return test  # (left as it is: the caller finds the member it reads and refuses)
+            new = _branch_test(choices[hit[0]], hit[1], test)
+            atomic = (cst.Name, cst.Attribute, cst.Call) + ((cst.Comparison,) if within is cst.BooleanOperation else ())
+            if within is not None and not isinstance(new, atomic):
+                new = new.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+            return new
+        if type(test) is cst.UnaryOperation and isinstance(test.operator, cst.Not):
+            return test.with_changes(expression=asked_as_branches(test.expression, cst.UnaryOperation))
+        if type(test) is cst.BooleanOperation:
+            return test.with_changes(left=asked_as_branches(test.left, cst.BooleanOperation),
+                                     right=asked_as_branches(test.right, cst.BooleanOperation))
+        return test
 
     def members_in(node) -> set:
         return _self_attrs(node) & set(chosen)
@@ -1325,15 +1551,16 @@ def _expand_choices(graph_body: list, setup_stmts: list, choices: list, chosen: 
         class _IfExps(cst.CSTTransformer):
             # mirror = self.coin() if self.data_augmentation else None
             def leave_IfExp(self, original, updated):
-                hit = decided(original.test)
-                if hit is None or members_in(original.test):
+                hit = truth(original.test)
+                test = asked_as_branches(original.test) if hit is not None else None
+                if hit is None or members_in(test):
                     return updated
-                gi, holds = hit
+                gi, holds, fails = hit
                 possible = known.get(gi, set(range(_branch_count(choices[gi]))))
                 return updated.with_changes(
-                    test=_member_test(updated.test, choices[gi], holds),
+                    test=test,
                     body=substitute(updated.body, {**known, gi: possible & holds}),
-                    orelse=substitute(updated.orelse, {**known, gi: possible - holds}),
+                    orelse=substitute(updated.orelse, {**known, gi: possible & fails}),
                 )
 
         stmt = stmt.visit(_IfExps())
@@ -1358,23 +1585,23 @@ def _expand_choices(graph_body: list, setup_stmts: list, choices: list, chosen: 
         return node.with_changes(leading_lines=stmt.leading_lines)
 
     def graph_if(stmt: cst.If, known: dict) -> cst.If:
-        if members_in(stmt.test):
+        test = asked_as_branches(stmt.test)
+        if members_in(test):
             raise _NotSimple("an `if` of define_graph tests an operator __init__ chose under an `if`")
-        hit = decided(stmt.test)
+        hit = truth(stmt.test)
         inner, other = dict(known), dict(known)
         if hit is not None:
-            gi, holds = hit
+            gi, holds, fails = hit
             c = choices[gi]
             possible = known.get(gi, set(range(_branch_count(c))))
             inner[gi] = possible & holds
-            other[gi] = possible - holds
+            other[gi] = possible & fails
         body = stmt.body.with_changes(body=[statement(s, inner) for s in stmt.body.body])
         orelse = stmt.orelse
         if isinstance(orelse, cst.If):
             orelse = graph_if(orelse, other)
         elif isinstance(orelse, cst.Else):
             orelse = orelse.with_changes(body=orelse.body.with_changes(body=[statement(s, other) for s in orelse.body.body]))
-        test = _member_test(stmt.test, choices[hit[0]], hit[1]) if hit is not None else stmt.test
         return stmt.with_changes(test=test, body=body, orelse=orelse)
 
     return [statement(s, {}) for s in graph_body]
@@ -1436,16 +1663,31 @@ def _simple_value(expr) -> bool:
     return False
 
 
-def _bind(params: cst.Parameters, args: list) -> dict:
-    """{parameter of the base's __init__: what the subclass passes for it, or its default}."""
+def _bind(params: cst.Parameters, args: list, own_kwargs: Optional[str] = None) -> dict:
+    """{parameter of the base's __init__: what the subclass passes for it, or its default}.
+
+    ``own_kwargs``: the subclass's own ``**kwargs`` parameter. Passed on whole
+    (``super().__init__(a, b, **kwargs)``) to a base that takes ``**kwargs`` too, it fills that
+    parameter alone: Python has already bound the subclass's named parameters, and every base
+    parameter with a name must then be passed by name or position, so no key of the dict can
+    reach one of them."""
     where = "super().__init__(...)"
-    if params.star_arg not in (cst.MaybeSentinel.DEFAULT, None) or params.star_kwarg is not None:
+    starred = [a for a in args if a.star]
+    base_kwargs = params.star_kwarg.name.value if params.star_kwarg is not None else None
+    passes_own = (
+        len(starred) == 1 and starred[0].star == "**" and own_kwargs is not None and base_kwargs is not None
+        and m.matches(starred[0].value, m.Name(own_kwargs))
+    )
+    if params.star_arg not in (cst.MaybeSentinel.DEFAULT, None) or (base_kwargs is not None and not passes_own):
         raise _NotSimple("the base class's __init__ takes *args/**kwargs")
     positional = [*params.posonly_params, *params.params][1:]
     every = {p.name.value: p for p in [*positional, *params.kwonly_params]}
     bound: dict = {}
-    if any(a.star for a in args):
+    if starred and not passes_own:
         raise _NotSimple(f"{where} passes *args/**kwargs: which of the base class's parameters they fill cannot be seen, convert by hand")
+    args = [a for a in args if not a.star]
+    if passes_own:
+        bound[base_kwargs] = cst.Name(own_kwargs)
     for i, arg in enumerate(a for a in args if a.keyword is None):
         if i >= len(positional):
             raise _NotSimple(f"{where} passes more arguments than the base class's __init__ takes")
@@ -1459,7 +1701,8 @@ def _bind(params: cst.Parameters, args: list) -> dict:
         bound[key] = arg.value
     for key, p in every.items():
         if key not in bound:
-            if p.default is None:
+            if p.default is None or passes_own:
+                # (left out, the base's parameter could come from the dict after all)
                 raise _NotSimple(f"{where} does not pass the base class's parameter {key}")
             bound[key] = p.default
     for key, value in bound.items():
@@ -1474,8 +1717,17 @@ def _inline_base_init(init: cst.FunctionDef, base_code: str, base: _Effective) -
     if len(at) != 1:
         raise _NotSimple(f"__init__ does not call {base_code}.__init__(...) exactly once, as a statement of its own")
     i = at[0]
-    bound = _bind(base.params, _super_init_args(body[i], base_code))
+    own_kwargs = init.params.star_kwarg.name.value if init.params.star_kwarg is not None else None
+    bound = _bind(base.params, _super_init_args(body[i], base_code), own_kwargs)
     own_params = {p.name.value for p in [*init.params.posonly_params, *init.params.params, *init.params.kwonly_params]}
+    if own_kwargs is not None:
+        own_params.add(own_kwargs)
+    if own_kwargs is not None and own_kwargs in read_names(*bound.values()):
+        # the base got a copy of the dict; in one function it is the same dict: neither side
+        # may change it or bind the name again
+        if own_kwargs in _changed_anywhere(*body, *base.init) or own_kwargs in _assigned(*body, *base.init):
+            raise _NotSimple(f"the dict of **{own_kwargs} passed to the base class's __init__ is changed or "
+                             "bound again: convert by hand")
     base_locals = _assigned(*base.init)
     if base_locals & set(bound):
         raise _NotSimple("the base class's __init__ assigns to its own parameters")
@@ -2283,7 +2535,15 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
         if choice.once:
             return _flagged(new, choice, fresh_name("branch", used_names))
         if all(m.matches(b, m.SimpleStatementLine([m.Pass()])) for b in _if_bodies(new)):
-            return []  # conditions read values only: nothing is lost by not evaluating them here
+            # conditions read values only: nothing is lost by not evaluating them here; the
+            # comments above the `if` go with its first operator, to where the loop calls it
+            said = [ln for ln in stmt.leading_lines if ln.comment is not None]
+            k, made = next(((k, made) for k, made in enumerate(choice.calls) if made), (None, None))
+            if said and made:
+                attr = next(iter(made))
+                key = attr if attr in ops_members else chosen[attr][1][k]
+                op_comments[key] = [*said, *op_comments.get(key, [])]
+            return []
         return [new]
 
     def makes_op(stmt) -> bool:
@@ -2292,6 +2552,7 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
                 and m.matches(small.targets[0].target, m.Attribute(value=m.Name(self_name)))
                 and isinstance(small.value, cst.Call) and names.ops_op(small.value.func) is not None)
 
+    init_body = _defaults_folded([_chosen_by_ifexp(stmt, names) for stmt in init_body], names)
     continued = _continued(init_body, makes_op)
     for at, stmt in enumerate(init_body):
         if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1:

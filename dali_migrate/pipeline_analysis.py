@@ -330,7 +330,7 @@ class _BodyScan(cst.CSTVisitor):
                 # them: made on a line of their own, stored in self, called in define_graph)
                 self._block(
                     f"{dotted(node.func)}(...) is made where dali-migrate cannot follow the operator object (inside an "
-                    f"expression such as `ops.X(...) if flag else None`, a container or a call): convert this pipeline by hand"
+                    f"expression such as `flag and ops.X(...)`, a container or a call): convert this pipeline by hand"
                 )
             elif q is not None and q.startswith("nvidia.") and not q.startswith((MATH + ".", "nvidia.dali.types.", "nvidia.dali.tfrecord.")):
                 self._block(f"{dotted(node.func)}(...) is not converted automatically: convert this pipeline by hand")

@@ -814,13 +814,15 @@ def test_a_condition_whose_name_define_graph_sets_is_refused():
 
 
 def test_a_member_set_under_the_if_and_outside_it_is_refused():
+    # (set before the `if` and again in it, it is the `if`'s choice: see
+    # test_a_member_set_then_set_again_by_an_if_is_that_if_s_choice; after it, it is not)
     out = chosen('''
-        self.decode = ops.decoders.Image(device="cpu")
         if not dali_cpu:
             self.decode = ops.decoders.Image(device="mixed")
+        self.decode = ops.decoders.Image(device="cpu")
     ''')
     assert "class P(Pipeline)" in out
-    assert "self.decode is set both under `if not dali_cpu:` and outside it" in out
+    assert "self.decode is set both under an `if` of __init__ and outside it" in out
 
 
 def test_members_set_in_a_nested_if_are_refused():
@@ -1428,8 +1430,9 @@ def test_a_comment_carried_on_below_its_line_stays_with_its_operator():
     ("            if cfg.color:\n                self.twist = ops.ColorTwist(saturation=0.5)\n", "branch == 0"),
     # a parameter: the condition itself, as define_graph's own `if dali_cpu:` would be
     ("            if color:\n                self.twist = ops.ColorTwist(saturation=0.5)\n", "color"),
+    # (the else branch of `if not color:` is written as the opposite test)
     ("            if not color:\n                pass\n            else:\n                self.twist = ops.ColorTwist(saturation=0.5)\n",
-     "not (not color)"),
+     "color"),
 ])
 def test_hasattr_of_an_operator_made_under_an_if_asks_the_same_choice(init, test):
     # dali-pytorch: `if hasattr(self, 'color'): images = self.color(images, ...)`
@@ -1460,3 +1463,190 @@ def test_hasattr_of_an_operator_made_in_one_of_several_branches_asked_again_is_m
     ''', graph="        images = self.decode(jpegs) if False else jpegs\n        if hasattr(self, 'twist'):\n            images = self.twist(images)")
     assert "class P(Pipeline)" in out
     assert "asks whether one of several branches of __init__ made an operator" in out
+
+
+OP_OR_NONE = '''
+    class P(Pipeline):
+        def __init__(self, batch_size, num_threads, device_id, cfg, color=None, train=True):
+            super().__init__(batch_size, num_threads, device_id)
+            self.train = train
+            self.input = ops.readers.File(file_root="imgs")
+            self.decode = ops.decoders.Image()
+{init}
+        def define_graph(self):
+            jpegs, labels = self.input()
+            images = self.decode(jpegs)
+{graph}
+            return images, labels
+    '''
+
+
+@pytest.mark.parametrize("init", [
+    # MLPerf's RNN-T: the operator, or None in the other branch
+    "            if color is not None:\n                self.twist = ops.ColorTwist(saturation=color)\n"
+    "            else:\n                self.twist = None\n",
+    # NVIDIA's MXNet ResNet-50 loader: the same as one expression
+    "            self.twist = ops.ColorTwist(saturation=color) if color is not None else None\n",
+    "            self.twist = None if color is None else ops.ColorTwist(saturation=color)\n",
+])
+@pytest.mark.parametrize("graph, expected", [
+    ("            if self.twist is not None:\n                images = self.twist(images)",
+     r"if color is not None:\n +images = ndd.color_twist\(images, saturation=color\)"),
+    ("            if self.twist:\n                images = self.twist(images)",
+     r"if color is not None:\n +images = ndd.color_twist\(images, saturation=color\)"),
+    ("            if self.twist is None:\n                pass\n            else:\n                images = self.twist(images)",
+     r"if color is None:\n +pass\n +else:\n +images = ndd.color_twist\(images, saturation=color\)"),
+    # RNN-T's `if not self.train or self.speed_perturbation_coeffs is None:`: the else branch
+    # runs only where the operator was made
+    ("            if not self.train or self.twist is None:\n                images = images + 0\n"
+     "            else:\n                images = self.twist(images)",
+     r"if not train or color is None:\n +images = images \+ 0\n +else:\n +images = ndd.color_twist\(images, saturation=color\)"),
+    ("            images = self.twist(images) if self.twist is not None else images",
+     r"images = ndd.color_twist\(images, saturation=color\) if color is not None else images"),
+])
+def test_an_operator_or_none_is_asked_as_the_branch_that_made_it(init, graph, expected):
+    out = classes(OP_OR_NONE.format(init=init, graph=graph))
+    assert "dali-migrate:" not in out and "self" not in out, out
+    assert re.search(expected, out), out
+
+
+@pytest.mark.parametrize("init, graph, reason", [
+    # a branch sets no self.twist at all: `self.twist is None` raises there
+    ("            if color is not None:\n                self.twist = ops.ColorTwist(saturation=color)\n",
+     "            if self.twist is not None:\n                images = self.twist(images)",
+     "tests an operator __init__ chose under an `if`"),
+    # where the test does not decide the branch, calling it may call None
+    ("            self.twist = ops.ColorTwist(saturation=color) if color is not None else None\n",
+     "            if self.train:\n                images = self.twist(images)",
+     "which __init__ does not create when none of its conditions holds"),
+    # the branch reads what it stored: no local holds it any more
+    ("            if color is not None:\n                self.twist = ops.ColorTwist(saturation=color)\n"
+     "            else:\n                self.twist = None\n                print(self.twist)\n",
+     "            if self.twist is not None:\n                images = self.twist(images)",
+     "reads self.twist after setting it to None"),
+])
+def test_an_operator_or_none_the_loop_cannot_decide_keeps_the_class(init, graph, reason):
+    out = classes(OP_OR_NONE.format(init=init, graph=graph))
+    assert "class P(Pipeline)" in out
+    assert reason in out, out
+
+
+def test_kwargs_passed_on_whole_to_a_base_taking_kwargs_convert():
+    # nnUNet (NVIDIA DeepLearningExamples): TrainPipeline(GenericPipeline) passes **kwargs on
+    out = classes('''
+    class Generic(Pipeline):
+        def __init__(self, batch_size, num_threads, device_id, **kwargs):
+            super().__init__(batch_size, num_threads, device_id)
+            self.root = kwargs["root"]
+            self.input = ops.readers.File(file_root=self.root)
+
+    class Train(Generic):
+        def __init__(self, batch_size, num_threads, device_id, **kwargs):
+            super().__init__(batch_size, num_threads, device_id, **kwargs)
+            self.decode = ops.decoders.Image()
+
+        def define_graph(self):
+            jpegs, labels = self.input()
+            return self.decode(jpegs), labels
+    ''')
+    assert re.search(r"def Train\(batch_size, num_threads, device_id, \*, seed=None, \*\*kwargs\)", out), out
+    assert "dali-migrate:" not in out.split("def Train")[1], out
+    assert "ndd.readers.File(file_root=root)" in out, out
+
+
+@pytest.mark.parametrize("sub_init, reason", [
+    # the dict is changed: the base got a copy of it, in one function it would be the same dict
+    ("            kwargs.pop('extra', None)\n            super().__init__(batch_size, num_threads, device_id, **kwargs)\n",
+     "is changed or bound again"),
+    # what *args fills cannot be seen
+    ("            super().__init__(batch_size, num_threads, device_id, *args)\n",
+     "the base class's __init__ takes *args/**kwargs"),
+])
+def test_kwargs_the_base_would_not_see_as_written_keep_the_class(sub_init, reason):
+    out = classes(f'''
+    class Generic(Pipeline):
+        def __init__(self, batch_size, num_threads, device_id, **kwargs):
+            super().__init__(batch_size, num_threads, device_id)
+            self.input = ops.readers.File(file_root=kwargs["root"])
+
+    class Train(Generic):
+        def __init__(self, batch_size, num_threads, device_id, *args, **kwargs):
+{sub_init}
+        def define_graph(self):
+            jpegs, labels = self.input()
+            return jpegs, labels
+    ''')
+    assert "class Train(Generic)" in out
+    assert reason in out, out
+
+
+@pytest.mark.parametrize("call, reason", [
+    ('Train(2, 1, 0, root="x")', None),
+    # seed= went into **kwargs, not to the pipeline; converted, it would seed the pipeline
+    ('Train(2, 1, 0, root="x", seed=4)', "gets seed=, which goes into its __init__'s **kwargs"),
+])
+def test_keywords_a_class_takes_in_kwargs_reach_them_converted(call, reason):
+    out = classes(f'''
+    class Train(Pipeline):
+        def __init__(self, batch_size, num_threads, device_id, **kwargs):
+            super().__init__(batch_size, num_threads, device_id)
+            self.input = ops.readers.File(file_root=kwargs["root"])
+
+        def define_graph(self):
+            jpegs, labels = self.input()
+            return jpegs, labels
+
+
+    def make():
+        pipe = {call}
+        pipe.build()
+        return pipe.run()
+    ''')
+    if reason is None:
+        assert "dali-migrate:" not in out and "def Train(" in out, out
+        assert call in out
+    else:
+        assert "class Train(Pipeline)" in out and reason in out, out
+
+
+DEFAULT_THEN_IF = '''
+    class P(Pipeline):
+        def __init__(self, batch_size, num_threads, device_id, unfused=False):
+            super().__init__(batch_size, num_threads, device_id)
+            self.input = ops.readers.File(file_root="imgs")
+            self.decode = {default}
+            self.crop = None
+{between}
+            if unfused:
+                self.decode = ops.decoders.Image()
+                self.crop = ops.Crop(crop=(16, 16))
+
+        def define_graph(self):
+            jpegs, labels = self.input()
+            if self.crop is None:
+                images = self.decode(jpegs)
+            else:
+                images = self.crop(self.decode(jpegs))
+            return images, labels
+    '''
+
+
+def test_a_member_set_then_set_again_by_an_if_is_that_if_s_choice():
+    # MLPerf's SSD (v0.7): `self.g_slice = None` then `if dali_cache > 0 and use_nvjpeg:` sets it
+    out = classes(DEFAULT_THEN_IF.format(default="ops.decoders.ImageCrop(crop=(16, 16))", between=""))
+    assert "dali-migrate:" not in out, out
+    assert re.search(r"if not unfused:\n +images = ndd.decoders.image_crop\(jpegs, crop=\(16, 16\)\)\n +else:\n"
+                     r" +images = ndd.crop\(ndd.decoders.image\(jpegs\), crop=\(16, 16\)\)", out), out
+
+
+@pytest.mark.parametrize("default, between, reason", [
+    # making the default calls something: where it ran (before the `if`, always) matters
+    ("ops.decoders.ImageCrop(crop=pick())", "", "is set both under `if unfused:` and outside it"),
+    # something reads the default before the `if` sets the member again
+    ("ops.decoders.ImageCrop(crop=(16, 16))", "            self.first = self.decode\n",
+     "uses self.decode, which cannot be followed"),
+])
+def test_a_default_that_cannot_move_into_the_if_keeps_the_class(default, between, reason):
+    out = classes(DEFAULT_THEN_IF.format(default=default, between=between))
+    assert "class P(Pipeline)" in out
+    assert reason in out, out
