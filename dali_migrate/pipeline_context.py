@@ -108,7 +108,9 @@ class PipelineContext:
         place = self.hoisted
         read = cst_walk.variables(seed)
         for stmts in self.before_statement.values():
-            if any(read & cst_walk.variables(s.body[0].targets[0].target) for s in stmts):
+            # (an `if` there holds reads made once under their branch: rules/build_time_calls.py)
+            if any(type(s) is cst.SimpleStatementLine and read & cst_walk.variables(s.body[0].targets[0].target)
+                   for s in stmts):
                 place = stmts
         lines = []
         if not (own_seed.never_none(seed) or own_seed.is_none(seed) or own_seed.reevaluable(seed)):

@@ -190,6 +190,45 @@ def shapes(cfg, later):
 '''
     result = convert_source(source)
     assert not result.markers, result.output
-    assert "resize_x = cfg.size\n" in result.output and "resize_x=resize_x" in result.output
+    # (one name for both reads of cfg.size: the pipeline's code changed nothing in between)
+    assert "size = cfg.size\n" in result.output and "resize_x=size, resize_y=size" in result.output
+    want, got = _shapes_both_ways(tmp_path, source, result.output, fixture_data)
+    assert want == got == [(8, 8, 3)] * 4
+
+
+def test_what_an_if_of_the_pipeline_reads_of_an_argument_is_read_when_it_is_made(tmp_path, fixture_data):
+    # `if cfg.size > 16:` and what its branch reads ran once, when the pipeline was built: the
+    # converted code reads both once too, under the same `if`, and a caller changing `cfg`
+    # afterwards (to make another pipeline) does not switch the loop to the other branch
+    source = '''\
+import nvidia.dali.fn as fn
+from nvidia.dali import pipeline_def
+
+
+@pipeline_def(num_threads=1, device_id=None)
+def pipe(cfg):
+    jpegs, labels = fn.readers.file(file_root=cfg.root)
+    images = fn.decoders.image(jpegs)
+    if cfg.size > 16:
+        images = fn.resize(images, resize_x=cfg.size // 2, resize_y=cfg.size // 2)
+    elif cfg.size > 4:
+        images = fn.resize(images, resize_x=cfg.size, resize_y=cfg.size)
+    else:
+        images = fn.resize(images, resize_x=4, resize_y=4)
+    return images, labels
+
+
+def shapes(cfg, later):
+    p = pipe(cfg, batch_size=2)
+    p.build()
+    first, _ = p.run()
+    later(cfg)
+    second, _ = p.run()
+    return [first.at(i).shape for i in range(2)] + [second.at(i).shape for i in range(2)]
+'''
+    result = convert_source(source)
+    assert not result.markers, result.output
+    loop = result.output.split("def batches():")[1].split("return batches()")[0]
+    assert "if size > 16:" in loop and "cfg" not in loop, result.output
     want, got = _shapes_both_ways(tmp_path, source, result.output, fixture_data)
     assert want == got == [(8, 8, 3)] * 4

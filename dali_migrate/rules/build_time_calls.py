@@ -93,7 +93,49 @@ class _Calls:
         self.module = module
         # parameters whose attributes and items the loop reads are read once too (what the caller
         # passed may change after it made the pipeline: the pipeline had read them)
-        self.params = params - self.loop
+        self.params = (params | self._enclosing_params()) - self.loop
+        self._changed: Optional[set] = None
+
+    def _enclosing_params(self) -> set:
+        """Parameters of the functions the pipeline function is defined in (``def
+        create_dali_pipeline(..., ops_meta, ...)`` around a ``with pipe:`` graph), that it does not
+        bind itself: its code read them when the pipeline was built, like its own parameters."""
+        if self.module is None or any(stmt is self.info.func for stmt in self.module.body):
+            return set()  # (a function of the module's own: no function around it)
+        from dali_migrate.pipeline_analysis import _assigned_names
+
+        index = parents_mod.build(self.module)
+        if id(self.info.func) not in index.span:
+            return set()
+        own = {p.name.value for p in _all_params(self.info.func)} | _assigned_names(self.info.func.body)
+        found: set = set()
+        scope = index.scope(self.info.func)
+        while scope is not None:
+            if type(scope) is cst.FunctionDef:
+                found |= {p.name.value for p in _all_params(scope)}
+            scope = index.scope(scope)
+        return found - own
+
+    @property
+    def changed(self) -> set:
+        """Parameters the pipeline's own code may change: set an attribute or item of, or call a
+        method of (``cfg.size = 8``, ``cfg.sizes.append(8)``)."""
+        if self._changed is None:
+            found: set = set()
+            for node in cst_walk.walk(self.info.func):
+                target = None
+                if type(node) in (cst.AssignTarget, cst.AugAssign, cst.AnnAssign) and type(node.target) in (cst.Attribute, cst.Subscript):
+                    target = node.target
+                elif type(node) is cst.Call and type(node.func) is cst.Attribute:
+                    target = node.func.value
+                elif type(node) is cst.Del:
+                    target = node.target
+                while type(target) in (cst.Attribute, cst.Subscript):
+                    target = target.value
+                if type(target) is cst.Name:
+                    found.add(target.value)
+            self._changed = found & self.params
+        return self._changed
 
     def argument_read(self, node) -> bool:
         """``node`` is ``cfg.size``, ``args.crop[1]``: attributes and items of a parameter, with
@@ -177,6 +219,8 @@ def plan(info, names, taken: set, numpy_names: set, helpers: set, avoid: Optiona
     for i in info.setup:
         for name in _assigned_names(info.statements[i]):
             later_setup.setdefault(name, []).append(i)
+    # reads of an argument made once already, at the loop's top level: {as written: name}
+    known: dict = {}
     places = list(enumerate(info.statements))
     if info.returned is not None:
         places.append((len(info.statements), info.returned))
@@ -194,6 +238,10 @@ def plan(info, names, taken: set, numpy_names: set, helpers: set, avoid: Optiona
             found += [n for n in reads if id(n) not in maybe and not any(
                 j > index for v in cst_walk.variables(n) for j in later_setup.get(v, []))]
         if not found:
+            if not info.conditionals and not isinstance(stmt, (cst.SimpleStatementLine, cst.BaseExpression)):
+                result.blocker = _compound_reads(stmt, index, calls, result, avoid, taken, later_setup, known)
+                if result.blocker is not None:
+                    return result
             continue
         if not isinstance(stmt, (cst.SimpleStatementLine, cst.BaseExpression)) or info.conditionals:
             # Only an `if`'s own condition at the loop's top level runs exactly once either way
@@ -233,17 +281,156 @@ def plan(info, names, taken: set, numpy_names: set, helpers: set, avoid: Optiona
                     f"`{code(node)}` was evaluated once, when the pipeline was built, but reads "
                     f"`{sorted(read & calls.loop or set(late))[0]}`, which the converted loop computes every iteration: convert by hand")
                 return result
+            is_read = type(node) in (cst.Attribute, cst.Subscript)
+            if is_read and code(node) in known and not read & calls.changed:
+                result.replace[id(node)] = cst.Name(known[code(node)])  # (read already, into that name)
+                continue
             name = fresh_name(_base_name(node, stmt), avoid)
             taken.add(name)
+            if is_read:
+                known[code(node)] = name
             result.replace[id(node)] = cst.Name(name)
             assign = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], node)])
             result.before.setdefault(index, []).append(assign)
+        if not info.conditionals and not isinstance(stmt, (cst.SimpleStatementLine, cst.BaseExpression)):
+            # (after the condition's calls: the `if` run before the loop tests their names)
+            result.blocker = _compound_reads(stmt, index, calls, result, avoid, taken, later_setup, known)
+            if result.blocker is not None:
+                return result
     first = min(result.before, default=None)
     if first is not None:
         head = result.before[first][0]
         result.before[first][0] = head.with_changes(leading_lines=[cst.EmptyLine(
             comment=cst.Comment("# evaluated once, as when the pipeline was built"))])
     return result
+
+
+def _compound_reads(stmt, index: int, calls: _Calls, result: Plan, avoid: set, taken: set, later_setup: dict,
+                    top_known: dict) -> Optional[str]:
+    """Reads of a parameter's attributes and items (``cfg.size``) in a compound statement of the
+    loop, read once as when the pipeline was built, or why they cannot be.
+
+    The pipeline ran an ``if`` of its function once: its condition then, and the statements of the
+    branch it took. So the reads in the branches are made before the loop under the same ``if``
+    (its condition's own reads first, into names the loop's ``if`` tests too), each into a name
+    that the loop reads instead; a branch that did not run leaves its names unbound, and the loop
+    does not take that branch either. A ``for``, ``while``, ``with`` or ``try`` of the loop ran its
+    statements any number of times, or once, at build time: reads there stop the conversion."""
+
+    def reads_in(node) -> tuple:
+        """(reads evaluated wherever ``node`` runs, reads evaluated only where a condition holds)."""
+        found: list = []
+        _collect(cst.Expr(node) if isinstance(node, cst.BaseExpression) else node, calls, [], reads=found)
+        maybe = _evaluated_conditionally(node)
+        return [r for r in found if id(r) not in maybe], [r for r in found if id(r) in maybe]
+
+    class _Blocked(Exception):
+        pass
+
+    # what an enclosing part (or the loop's top level before) already read into a name, where the
+    # pipeline's code cannot have changed it in between (`if cfg.size > 16:` then
+    # `resize_x=cfg.size // 2` read the same value); what the `if` adds is its own
+    known: dict = dict(top_known)
+
+    def hoist(read, where) -> list:
+        read_vars = cst_walk.variables(read)
+        late = [n for n in read_vars if any(j > index for j in later_setup.get(n, []))]
+        if late:
+            raise _Blocked(f"`{code(read)}` was read once, when the pipeline was built, but reads `{late[0]}`, "
+                           "which the converted loop computes every iteration: convert by hand")
+        spelled = code(read)
+        same = not read_vars & calls.changed
+        if spelled in known and same:
+            result.replace[id(read)] = cst.Name(known[spelled])
+            return []
+        if spelled in named and same:
+            name = named[spelled]  # (the name another branch reads it into: one of them runs)
+        else:
+            name = fresh_name(_base_name(read, where), avoid)
+            taken.add(name)
+            named[spelled] = name
+        known[spelled] = name
+        result.replace[id(read)] = cst.Name(name)
+        return [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], read)])]
+
+    named: dict = dict(top_known)  # every read's name so far, bound on this path or not
+
+    def scoped(make, *args) -> tuple:
+        """(``make(*args)``, what it read into names), those names known only inside it (a branch's own)."""
+        outer = dict(known)
+        try:
+            return make(*args), dict(known)
+        finally:
+            known.clear()
+            known.update(outer)
+
+    def as_replaced(expr):
+        class _Sub(cst.CSTTransformer):
+            def on_leave(self, original, updated):
+                return result.replace.get(id(original), updated)
+        return expr.visit(_Sub())
+
+    def body(stmts: list) -> list:
+        out: list = []
+        for sub in stmts:
+            if type(sub) is cst.If:
+                out.extend(if_before_loop(sub))
+            elif type(sub) is cst.SimpleStatementLine:
+                sure, _ = reads_in(sub)  # (conditional ones are left as the loop's simple statements leave them)
+                for r in sure:
+                    out.extend(hoist(r, sub))
+            else:
+                refuse(sub)
+        return out
+
+    def refuse(sub) -> None:
+        sure, maybe = reads_in(sub)
+        if sure or maybe:
+            where = stmt if type(sub) is cst.For and type(stmt) is cst.For and sub.body is stmt.body else sub
+            raise _Blocked(
+                f"`{code((sure or maybe)[0])}` was read once, when the pipeline was built; here it is inside "
+                f"`{code(where).splitlines()[0].strip()}`, which the converted loop runs every iteration: read it "
+                "once before the pipeline by hand")
+
+    def if_before_loop(node: cst.If) -> list:
+        sure, _ = reads_in(node.test)
+        first = [line for r in sure for line in hoist(r, node)]
+        taken_branch, known_then = scoped(body, list(node.body.body))
+        orelse = node.orelse
+        if type(orelse) is cst.If:
+            other, known_else = scoped(if_before_loop, orelse)
+        elif type(orelse) is cst.Else:
+            other, known_else = scoped(body, list(orelse.body.body))
+        else:
+            other, known_else = [], dict(known)
+        # what both sides read into the same name is bound after the `if`, whichever ran
+        known.update({k: v for k, v in known_then.items() if known_else.get(k) == v})
+        if not taken_branch and not other:
+            return first
+        return [*first, cst.If(
+            test=as_replaced(node.test),
+            body=cst.IndentedBlock(taken_branch or [cst.SimpleStatementLine([cst.Pass()])]),
+            orelse=cst.Else(cst.IndentedBlock(other)) if other else None,
+        )]
+
+    lines: list = []
+    try:
+        if type(stmt) is cst.If:
+            lines = if_before_loop(stmt)
+        elif type(stmt) is cst.For and stmt.orelse is None:
+            # its iterable is evaluated once per iteration, as the pipeline did once; its body
+            # ran once per element: what it reads may depend on the element
+            sure, _ = reads_in(stmt.iter)
+            refuse(stmt.with_changes(iter=cst.Name("_")))
+            lines = [line for r in sure for line in hoist(r, stmt)]
+        else:
+            refuse(stmt)
+    except _Blocked as e:
+        return str(e)
+    if lines:
+        result.before.setdefault(index, []).extend(lines)
+    top_known.update(known)  # (bound on every path through the statement: later ones read them)
+    return None
 
 
 def _opaque_data(info, calls: _Calls) -> Optional[str]:
@@ -393,7 +580,13 @@ def _is_source(arg: cst.Arg, call: cst.Call) -> bool:
 
 
 def _base_name(node, stmt) -> str:
-    """``angle`` for ``fn.rotate(x, angle=<call>)``; else ``value``."""
+    """``angle`` for ``fn.rotate(x, angle=<call>)``; ``size`` for a read of ``cfg.size`` (or
+    ``cfg.size[0]``), wherever it is (one name serves every place that reads it); else ``value``."""
+    read = node
+    while type(read) is cst.Subscript:
+        read = read.value
+    if type(read) is cst.Attribute:
+        return read.attr.value
     for sub in cst_walk.walk(stmt, not_into=_SCOPES):
         if type(sub) is cst.Arg and sub.keyword is not None and (
             sub.value is node

@@ -253,3 +253,43 @@ def test_a_call_evaluated_only_under_a_condition_is_marked():
         assert "@pipeline_def" in out and "only where a condition" in out, out
     out = pipeline("return fn.crop(x, crop=parse_crop(crop if crop else '20,20'))\n")
     assert "only where a condition" not in out
+
+
+# -- reads of the pipeline's argument (cfg.size) in the loop's compound statements --
+
+CFG = "@pipeline_def(batch_size=4)\ndef p(cfg):\n" + "".join("    " + ln + "\n" for ln in READER.splitlines())
+
+
+def test_an_if_and_its_branches_read_the_argument_once_under_the_same_if():
+    out = convert(CFG + "    if cfg.big:\n        if cfg.flip:\n            img = fn.flip(img, horizontal=cfg.h)\n"
+                  "    else:\n        img = fn.resize(img, size=cfg.size)\n    return img, l\n", header=_header())
+    head, loop = _head_and_loop(out)
+    assert ("    big = cfg.big\n    if big:\n        flip = cfg.flip\n        if flip:\n            h = cfg.h\n"
+            "    else:\n        size = cfg.size\n") in head, out
+    assert "cfg" not in loop and "if big:" in loop and "if flip:" in loop, out
+    assert "ndd.flip(img, horizontal=h)" in loop and "ndd.resize(img, size=size)" in loop
+
+
+def test_an_elif_condition_is_read_where_the_first_condition_failed():
+    out = convert(CFG + "    if flag:\n        img = fn.flip(img, horizontal=1)\n"
+                  "    elif cfg.big:\n        img = fn.resize(img, size=cfg.size)\n    return img, l\n",
+                  header="flag = True\n" + _header())
+    head, loop = _head_and_loop(out)
+    assert "    if flag:\n        pass\n    else:\n        big = cfg.big\n        if big:\n            size = cfg.size\n" in head, out
+    assert "elif big:" in loop and "ndd.resize(img, size=size)" in loop, out
+
+
+def test_a_for_reads_its_iterable_once_and_refuses_reads_in_its_body():
+    out = convert(CFG + "    for k in range(cfg.n):\n        img = fn.flip(img, horizontal=k % 2)\n    return img, l\n",
+                  header=_header())
+    head, loop = _head_and_loop(out)
+    assert "n = cfg.n" in head and "for k in range(n):" in loop, out
+    out = convert(CFG + "    for k in range(2):\n        img = fn.flip(img, horizontal=cfg.flips[k])\n    return img, l\n",
+                  header=_header())
+    assert "`cfg.flips` was read once, when the pipeline was built; here it is inside `for k in range(2):`" in out, out
+
+
+def test_a_read_in_a_while_is_marked():
+    out = convert(CFG + "    while cfg.more:\n        img = fn.flip(img, horizontal=1)\n        break\n    return img, l\n",
+                  header=_header())
+    assert "`cfg.more` was read once, when the pipeline was built; here it is inside `while cfg.more:`" in out, out
