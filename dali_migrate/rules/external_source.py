@@ -558,10 +558,19 @@ def _parameter_kind(name: str, module, pipeline):
             return f"{why}; a call of it passes one that dali-migrate cannot follow: {kind}"
         kinds[kind] = arg
     if len(kinds) > 1:
-        return f"{why}, whose calls pass sources of different kinds ({', '.join(one_line(a) for a in kinds.values())}): convert by hand"
+        passed = "; ".join(f"`{one_line(a)}`, {_kind_words(k)}" for k, a in kinds.items())
+        return f"{why}, whose calls pass sources of different kinds ({passed}): convert by hand"
     return next(iter(kinds))
 
 
+
+
+def _kind_words(kind) -> str:
+    """A source kind as a message says it: ``a callable of 1 argument``."""
+    what, count = kind if isinstance(kind, tuple) else (kind, None)
+    if what == "callable" and count is not None:
+        return f"a callable of {count} argument{'' if count == 1 else 's'}"
+    return {"iterable": "an iterable", "callable": "a callable", "generator_function": "a generator function"}.get(what, str(what))
 
 
 def _made_by_factory(name: str, call, scopes: tuple, module):
@@ -591,9 +600,15 @@ def _made_by_factory(name: str, call, scopes: tuple, module):
     made = found[0].value
     kind = _factory_kind(made, scopes, module)
     if kind is None and isinstance(made.func, cst.Name) and not any(_binds(s, made.func.value) for s in scopes[:-1]):
-        d = _top_def(module, made.func.value)
-        if isinstance(d, cst.ClassDef) and _binding_count(module, made.func.value) == 1 and _binding_count(scope, made.func.value) == 0:
-            kind = _class_kind(d, made.func.value)  # (None where its methods do not tell; a reason)
+        cls_name = made.func.value
+        d = _top_def(module, cls_name)
+        if not (isinstance(d, cst.ClassDef) and _binding_count(module, cls_name) == 1 and _binding_count(scope, cls_name) == 0):
+            # a class the function defines itself, once, among its own statements (a tutorial's
+            # `class MetadataSource:` right above `metadata_src = MetadataSource(20)`)
+            own = [c for c in scope.body.body if type(c) is cst.ClassDef and c.name.value == cls_name]
+            d = own[0] if len(own) == 1 and _binding_count(scope, cls_name) == 1 else None
+        if isinstance(d, cst.ClassDef):
+            kind = _class_kind(d, cls_name)  # (None where its methods do not tell; a reason)
     return kind
 
 

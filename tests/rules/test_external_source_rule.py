@@ -232,7 +232,8 @@ def test_parameter_source_with_calls_of_different_kinds_is_left_to_a_person():
     # batch=False with a 0-argument lambda in one call, a 1-argument function in the other: DALI
     # passes SampleInfo to one only, the converted loop would call both alike
     out = param_pipeline("a = p(lambda: np.zeros(25))\nb = p(count)\n")
-    assert "@pipeline_def" in out and "whose calls pass sources of different kinds (lambda: np.zeros(25), count)" in out
+    assert "@pipeline_def" in out and ("whose calls pass sources of different kinds (`lambda: np.zeros(25)`, a callable of 0 "
+                                       "arguments; `count`, a callable of 1 argument)") in out
 
 
 def test_parameter_source_of_a_pipeline_passed_on_is_left_to_a_person():
@@ -685,3 +686,18 @@ def test_a_sources_short_last_batch_sizes_the_operators_that_make_a_batch(tmp_pa
     assert "ndd.random.coin_flip(batch_size=source_batch_size, rng=rng)" in out
     want, got = run_both(tmp_path, SHORT_LAST_BATCH, out, "sizes")
     assert want == got == [(2, 2), (1, 1)]
+
+
+def test_a_source_made_from_a_class_the_calling_function_defines_converts():
+    # a tutorial's demo function: `class MetadataSource:` defined in it, then an instance passed on
+    local = ("def main():\n    class Source:\n        def __init__(self, n):\n            self.n = n\n\n"
+             "        def __call__(self, info):\n            return np.full(25, info.idx_in_epoch * self.n)\n\n"
+             "    src = Source(2)\n    pipe = p(src)\n    pipe.build()\n    return pipe.run()\n")
+    out = param_pipeline(local)
+    assert "dali-migrate:" not in out and "@pipeline_def" not in out, out
+    assert "types.SampleInfo(" in out, out
+    # an iterable in one call, a callable in another: the converted loop could not treat both alike
+    other = local.replace("def main():", "def other():").replace("        def __call__(self, info):\n            return np.full(25, info.idx_in_epoch * self.n)\n",
+                                                                 "        def __iter__(self):\n            return iter([np.zeros(25)])\n")
+    out = param_pipeline(local + "\n\n" + other)
+    assert "whose calls pass sources of different kinds (`src`, a callable of 1 argument; `src`, an iterable)" in out, out
