@@ -97,8 +97,9 @@ class Legacy:
         (two functions that each make `pipe` with the same lines), passed over."""
         from dali_migrate import cst_walk
 
+        # (statements hold no statement in their expressions: only blocks are gone into)
         if isinstance(self.anchor, cst.ClassDef):
-            for n in cst_walk.walk(module):
+            for n in cst_walk.walk(module, not_into=_NO_STATEMENTS):
                 if type(n) is cst.ClassDef and n.name.value == self.name:
                     return n
             return None
@@ -107,7 +108,7 @@ class Legacy:
         # statement and target, which tells most lines of a file apart for much less
         first = None
         like = _looks_like(self.anchor)
-        for n in cst_walk.walk(module):
+        for n in cst_walk.walk(module, not_into=_NO_STATEMENTS):
             if type(n) is cst.SimpleStatementLine and id(n) not in taken and like(n) and n.deep_equals(self.anchor):
                 if self.block is None:
                     return n
@@ -121,6 +122,9 @@ class Legacy:
                         if block is not None and block.deep_equals(self.block):
                             return stmt
         return first
+
+
+_NO_STATEMENTS = (cst.BaseExpression, cst.BaseSmallStatement)
 
 
 def _looks_like(anchor: cst.SimpleStatementLine):
