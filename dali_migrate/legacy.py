@@ -1285,54 +1285,56 @@ def _defaults_folded(body: list, names) -> list:
     Only where that changes nothing else: the default is an operator whose arguments call nothing
     (making it had no effect but the object) or None; nothing between the two, nor the ``if``'s
     conditions or branches, reads self.x; the default's variables are not bound again on the way."""
-
-    def foldable_default(value) -> bool:
-        if m.matches(value, m.Name("None")):
-            return True
-        return (type(value) is cst.Call and names.ops_op(value.func) is not None
-                and not any(type(n) is cst.Call for a in value.args for n in cst_walk.walk(a.value)))
-
     out = list(body)
-    j = 0
-    while j < len(out):
-        stmt = out[j]
-        if type(stmt) is not cst.If:
-            j += 1
-            continue
-        chain = _if_chain(stmt)
-        set_in = [{a for s in branch if (a := (_member_assign(s) or (None,))[0])} for _, branch in chain]
-        folded = False
-        for attr in sorted(set().union(*set_in)):
-            i = next((k for k in range(j - 1, -1, -1) if (_member_assign(out[k]) or (None,))[0] == attr), None)
-            if i is None or not foldable_default(_member_assign(out[i])[1]):
-                continue
-            default = out[i]
-            between = out[i + 1 : j]
-            tests = [t for t, _ in chain if t is not None]
-            if any(attr in _self_attrs(n) for n in [*between, *tests]):
-                continue
-            # each branch: what it sets of self.x is its own, and it reads self.x nowhere else
-            if any(attr in _self_attrs(s) and (_member_assign(s) or (None,))[0] != attr for _, b in chain for s in b):
-                continue
-            if read_names(default) & (_assigned(*between) | _changed_anywhere(*between)):
-                continue
-            copy = default.with_changes(leading_lines=[])
-            bodies = [b if attr in set_in[k] else [copy, *b] for k, (_, b) in enumerate(chain)]
-            if chain[-1][0] is not None:
-                bodies.append([copy])  # (no branch ran: the default stays)
-            stmt = _rebuilt_chain(stmt, bodies)
-            stmt = stmt.with_changes(leading_lines=[*default.leading_lines, *stmt.leading_lines])
-            out[i:j + 1] = [*between, stmt]
-            j -= 1
-            chain = _if_chain(stmt)
-            set_in = [{a for s in branch if (a := (_member_assign(s) or (None,))[0])} for _, branch in chain]
-            folded = True
-        if not folded:
-            j += 1
-        else:
-            out[j] = stmt
-            j += 1
+    for original in [stmt for stmt in body if type(stmt) is cst.If]:
+        stmt = original
+        for attr in sorted({a for _, branch in _if_chain(stmt) for s in branch if (a := _member_name(s))}):
+            j = next(k for k, s in enumerate(out) if s is stmt)
+            folded = _fold_default(out, j, attr, names)
+            if folded is not None:
+                out, stmt = folded
     return out
+
+
+def _member_name(stmt) -> Optional[str]:
+    assigned = _member_assign(stmt)
+    return assigned[0] if assigned is not None else None
+
+
+def _fold_default(out: list, j: int, attr: str, names) -> Optional[tuple]:
+    """(``out`` with the last ``self.<attr> = <default>`` before ``out[j]``, an ``if``, moved into
+    its branches that do not set self.<attr>, that ``if`` as rebuilt) where :func:`_defaults_folded`
+    allows it, else None."""
+    stmt = out[j]
+    i = next((k for k in range(j - 1, -1, -1) if _member_name(out[k]) == attr), None)
+    if i is None:
+        return None
+    default = out[i]
+    value = _member_assign(default)[1]
+    if not (m.matches(value, m.Name("None")) or (
+            type(value) is cst.Call and names.ops_op(value.func) is not None
+            and not any(type(n) is cst.Call for a in value.args for n in cst_walk.walk(a.value)))):
+        return None
+    between = out[i + 1 : j]
+    chain = _if_chain(stmt)
+    if any(attr in _self_attrs(n) for n in [*between, *(t for t, _ in chain if t is not None)]):
+        return None
+    # each branch sets self.<attr> on a line of its own, from a value that does not read it, or
+    # leaves it alone
+    for _, branch in chain:
+        for s in branch:
+            mine = _member_name(s) == attr
+            if attr in _self_attrs(_member_assign(s)[1] if mine else s):
+                return None
+    if read_names(default) & (_assigned(*between) | _changed_anywhere(*between)):
+        return None
+    copy = default.with_changes(leading_lines=[])
+    bodies = [b if any(_member_name(s) == attr for s in b) else [copy, *b] for _, b in chain]
+    if chain[-1][0] is not None:
+        bodies.append([copy])  # (no branch ran: the default stays)
+    new = _rebuilt_chain(stmt, bodies)
+    new = new.with_changes(leading_lines=[*default.leading_lines, *new.leading_lines])
+    return [*out[:i], *between, new, *out[j + 1 :]], new
 
 
 def _rebuilt_chain(node: cst.If, bodies: list) -> cst.If:
