@@ -2275,7 +2275,14 @@ def _fn_call_for_op(op_call: cst.Call, invocation: cst.Call, names, catalog) -> 
     for a in args:
         if a.keyword is not None:
             if a.keyword.value in seen:
-                raise _NotSimple(f"ops.{ops_path}: argument {a.keyword.value}= given twice")
+                # DALI drops a None given at either place and refuses two values; which one the
+                # pipeline used depends on values known when it runs, and a converted call can
+                # take the argument once
+                key = a.keyword.value
+                raise _NotSimple(
+                    f"ops.{ops_path} gets {key}= both where it is made and where define_graph calls it: DALI "
+                    f"ignores a None at either place and refuses two values, a converted call takes {key}= "
+                    f"once: pass it at one place only (the other's value when that one is None), then convert")
             seen.add(a.keyword.value)
     positional = [a for a in args if a.keyword is None]
     keywords = [a for a in args if a.keyword is not None]

@@ -1650,3 +1650,21 @@ def test_a_default_that_cannot_move_into_the_if_keeps_the_class(default, between
     out = classes(DEFAULT_THEN_IF.format(default=default, between=between))
     assert "class P(Pipeline)" in out
     assert reason in out, out
+
+
+def test_an_argument_given_where_the_operator_is_made_and_where_it_is_called_is_marked():
+    # MLPerf RNN-T: ops.AudioDecoder(sample_rate=<rate or None>), called with sample_rate=<data>
+    out = classes('''
+    class P(Pipeline):
+        def __init__(self, batch_size, num_threads, device_id, rate=None):
+            super().__init__(batch_size, num_threads, device_id)
+            self.input = ops.readers.File(file_root="imgs")
+            self.coin = ops.random.CoinFlip()
+            self.flip = ops.Flip(horizontal=rate)
+
+        def define_graph(self):
+            jpegs, labels = self.input()
+            return self.flip(jpegs, horizontal=self.coin()), labels
+    ''')
+    assert "class P(Pipeline)" in out
+    assert "ops.Flip gets horizontal= both where it is made and where define_graph calls it" in out, out
