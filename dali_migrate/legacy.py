@@ -1104,23 +1104,19 @@ def _init_if(stmt: cst.If, names, self_table: dict) -> _InitIf:
             if "self" not in names_in(s):
                 out.append(s)
                 continue
-            small = s.body[0] if isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1 else None
-            if not (
-                isinstance(small, cst.Assign)
-                and len(small.targets) == 1
-                and _is_self_attr(small.targets[0].target)
-            ):
+            assigned = _member_assign(s)
+            if assigned is None:
                 if _self_targets(s):
                     inner = first_line(s)
                     raise _NotSimple(f"`{first}` sets members of self in a nested statement ({inner[:60]}): convert by hand")
                 # e.g. `if self.dali_device == "gpu" and fp16:` reading what the branch stored
                 out.append(_self_reads(s, table, f"`{first}`"))
                 continue
-            attr = small.targets[0].target.attr.value
+            attr, written = assigned
             if attr in made or attr in kept:
                 raise _NotSimple(f"`{first}` sets self.{attr} twice in one branch")
-            value = _self_reads(small.value, table, f"self.{attr} = ...")
-            if isinstance(small.value, cst.Call) and names.ops_op(small.value.func):
+            value = _self_reads(written, table, f"self.{attr} = ...")
+            if isinstance(written, cst.Call) and names.ops_op(written.func):
                 made[attr] = (value, s)
             else:
                 kept[attr] = s
@@ -1241,18 +1237,18 @@ def _chosen_by_ifexp(stmt, names):
     the ``if cond: self.x = ops.X(...) else: self.x = None`` it means, which the converted loop
     follows like any ``if`` of __init__ choosing operators (NVIDIA's MXNet ResNet-50 loader:
     ``self.resize = ops.Resize(...) if resize_shp else None``); any other statement as it is."""
-    small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
-    if not (isinstance(small, cst.Assign) and len(small.targets) == 1 and _is_self_attr(small.targets[0].target)
-            and type(small.value) is cst.IfExp):
+    assigned = _member_assign(stmt)
+    if assigned is None or type(assigned[1]) is not cst.IfExp:
         return stmt
-    sides = (small.value.body, small.value.orelse)
+    chosen = assigned[1]
+    sides = (chosen.body, chosen.orelse)
 
     def makes_op(e) -> bool:
         return type(e) is cst.Call and names.ops_op(e.func) is not None
 
     if not any(makes_op(e) for e in sides) or not all(makes_op(e) or m.matches(e, m.Name("None")) for e in sides):
         return stmt
-    target = small.targets[0].target
+    target = stmt.body[0].targets[0].target
     # the statement's comments go with its (first) operator, to where the loop calls it
     first_op = 0 if makes_op(sides[0]) else 1
 
@@ -1263,7 +1259,7 @@ def _chosen_by_ifexp(stmt, names):
             line = line.with_changes(leading_lines=stmt.leading_lines, trailing_whitespace=stmt.trailing_whitespace)
         return cst.IndentedBlock([line])
 
-    test = small.value.test.with_changes(lpar=[], rpar=[]) if small.value.test.lpar else small.value.test
+    test = chosen.test.with_changes(lpar=[], rpar=[]) if chosen.test.lpar else chosen.test
     return cst.If(test=test, body=branch(0), orelse=cst.Else(branch(1)))
 
 
@@ -2560,10 +2556,8 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
         return [new]
 
     def makes_op(stmt) -> bool:
-        small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
-        return (isinstance(small, cst.Assign) and len(small.targets) == 1
-                and m.matches(small.targets[0].target, m.Attribute(value=m.Name(self_name)))
-                and isinstance(small.value, cst.Call) and names.ops_op(small.value.func) is not None)
+        assigned = _member_assign(stmt)
+        return assigned is not None and isinstance(assigned[1], cst.Call) and names.ops_op(assigned[1].func) is not None
 
     init_body = _defaults_folded([_chosen_by_ifexp(stmt, names) for stmt in init_body], names)
     continued = _continued(init_body, makes_op)
@@ -2586,24 +2580,21 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
                                      f"first (`{early[0].keyword.value}={code(early[0].value)}`): convert by hand")
                 settings_locals = _setting_locals(settings, param_names)
                 continue
-            if (
-                isinstance(small, cst.Assign)
-                and len(small.targets) == 1
-                and m.matches(small.targets[0].target, m.Attribute(value=m.Name(self_name)))
-            ):
-                attr = small.targets[0].target.attr.value
+            assigned = _member_assign(stmt)
+            if assigned is not None:
+                attr, written = assigned
                 if attr in chosen:
                     raise _NotSimple(f"self.{attr} is set both under an `if` of __init__ and outside it")
                 if attr in read_by_choices:
                     raise _NotSimple(f"self.{attr} is set again after an `if` of __init__ that reads it")
-                if isinstance(small.value, cst.Call) and names.ops_op(small.value.func):
+                if isinstance(written, cst.Call) and names.ops_op(written.func):
                     # e.g. ops.BoxEncoder(anchors=self.anchors): the values it reads are locals by now
                     # (a visit rebuilds every node it passes: _WithoutComments runs only where a comment
                     # is, and most calls have none)
-                    value = small.value.visit(_WithoutComments()) if cst_walk.comments(small.value) else small.value
+                    value = written.visit(_WithoutComments()) if cst_walk.comments(written) else written
                     ops_members[attr] = _self_reads(value, self_table(), f"self.{attr} = ...")
-                    read_by_ops |= _self_attrs(small.value)
-                    op_reads.append((at, read_names(small.value), _self_attrs(small.value)))
+                    read_by_ops |= _self_attrs(written)
+                    op_reads.append((at, read_names(written), _self_attrs(written)))
                     op_comments.setdefault(attr, []).extend(_comment_lines(stmt, *continued.get(id(stmt), (0, ()))))
                     continue
                 if attr in _SETTING_ATTRS:
@@ -2612,7 +2603,7 @@ def _class_to_pipeline(cls: cst.ClassDef, names, catalog, classes: dict, taken: 
                     # the operator's call is written where define_graph calls it: it would see the new value
                     raise _NotSimple(f"self.{attr} is set again after an operator's arguments read it")
                 # e.g. self.iterator = iter(self.external_data): the members it reads are locals by now
-                value = _self_reads(small.value, self_table(), f"self.{attr} = ...")
+                value = _self_reads(written, self_table(), f"self.{attr} = ...")
                 local = attr_local.get(attr, attr)
                 if attr not in attr_local and attr in variables and not (
                     m.matches(value, m.Name(attr)) and attr not in _assigned(*init_body[at + 1 :], *graph_stmts, *setup_stmts)

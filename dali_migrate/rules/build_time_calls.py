@@ -121,13 +121,15 @@ class _Calls:
         """Parameters the pipeline's own code may change: set an attribute or item of, or call a
         method of (``cfg.size = 8``, ``cfg.sizes.append(8)``)."""
         if self._changed is None:
+            from dali_migrate.pipeline_analysis import _changed_in_place
+
             found: set = set()
             for node in cst_walk.walk(self.info.func):
                 target = None
-                if type(node) in (cst.AssignTarget, cst.AugAssign, cst.AnnAssign) and type(node.target) in (cst.Attribute, cst.Subscript):
-                    target = node.target
+                if type(node) is cst.SimpleStatementLine:
+                    found |= _changed_in_place(node)  # (cfg.size = 8, cfg.sizes[0] += 1, cfg.sizes.append(8))
                 elif type(node) is cst.Call and type(node.func) is cst.Attribute:
-                    target = node.func.value
+                    target = node.func.value  # any method, anywhere: it may change its object
                 elif type(node) is cst.Del:
                     target = node.target
                 while type(target) in (cst.Attribute, cst.Subscript):

@@ -293,3 +293,15 @@ def test_a_read_in_a_while_is_marked():
     out = convert(CFG + "    while cfg.more:\n        img = fn.flip(img, horizontal=1)\n        break\n    return img, l\n",
                   header=_header())
     assert "`cfg.more` was read once, when the pipeline was built; here it is inside `while cfg.more:`" in out, out
+
+
+def test_a_read_is_taken_again_where_the_pipeline_s_code_may_change_the_argument():
+    # one name for both reads of cfg.size, unless the pipeline's own code touches cfg in between
+    body = ("    img = fn.crop(img, crop=cfg.size)\n    if cfg.big:\n        img = fn.resize(img, size=cfg.size)\n"
+            "    return img, l\n")
+    same = convert(CFG + body, header=_header())
+    head, loop = _head_and_loop(same)
+    assert head.count("= cfg.size") == 1 and "ndd.resize(img, size=size)" in loop, same
+    changed = convert(CFG.replace("def p(cfg):\n", "def p(cfg):\n    cfg.sizes.append(1)\n") + body, header=_header())
+    head, loop = _head_and_loop(changed)
+    assert head.count("= cfg.size") == 2, changed
