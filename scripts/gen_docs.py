@@ -50,6 +50,8 @@ EXAMPLES = {
     "pipe-epoch-size": ("file_list_reader", 'pipe.epoch_size("Reader")', '.get_metadata()["epoch_size_padded"]'),
     "pipeline-consumer": ("pipeline_consumer_loader_module", "class DALIDataloader(DALIGenericIterator):",
                           "[pipeline-consumer] class DALIDataloader (derived from DALI's DALIGenericIterator)"),
+    "argument-names": ("argument_unknown_to_dali", "fn.peek_image_shape(jpegs, type=types.FLOAT)",
+                       "fn.peek_image_shape has no argument `type` in DALI"),
     "not-yet-converted": ("tf_dataset_marker", "dali_tf.DALIDataset(", "[not-yet-converted] TensorFlow DALIDataset"),
     "external-source": ("external_source_callables", "fn.external_source(source=per_sample, batch=False",
                         "types.SampleInfo(i * batch_size + j, j, i, 0)"),

@@ -62,6 +62,17 @@ def test_cli_exit_codes(images, converted, tmp_path):
     assert broken.exit_code == 2 and "cannot build the original pipeline" in broken.output
 
 
+def test_a_pipeline_whose_callers_give_its_batch_size_asks_for_one(images, tmp_path):
+    src = tmp_path / "unsized.py"
+    src.write_text("from nvidia.dali import pipeline_def, fn\n\n\n@pipeline_def\ndef pipe(root):\n"
+                   "    jpegs, labels = fn.readers.file(file_root=root)\n    return labels\n\n\n"
+                   "p = pipe('data', batch_size=8, num_threads=1, device_id=0)\n")
+    out = CliRunner().invoke(main, ["verify", f"{src}::pipe", "--set", f"root={images}"])
+    assert out.exit_code == 2 and "give one with --batch-size N" in out.output, out.output
+    out = CliRunner().invoke(main, ["verify", f"{src}::pipe", "--set", f"root={images}", "--batch-size", "8"])
+    assert out.exit_code == 0, out.output
+
+
 def test_tolerance(images, converted, tmp_path):
     bad = tmp_path / "tol.py"
     bad.write_text(converted.read_text().replace("mean=[120.0, 115.0, 100.0]", "mean=[120.0001, 115.0, 100.0]"))

@@ -214,6 +214,14 @@ def _settings(opts: Options, seed: int) -> dict:
     return kw
 
 
+def _cannot_build(e: Exception, opts: Options) -> str:
+    why = f"cannot build the original pipeline: {type(e).__name__}: {e}"
+    if opts.batch_size is None and "batch size must be set" in str(e).lower():
+        # (its callers give it one, which verify does not see: it runs the pipeline alone)
+        why += " The pipeline sets no batch size of its own: give one with --batch-size N."
+    return why
+
+
 def _build_original(module, name: str, path: Path, opts: Options, settings: dict):
     records: list = []
     target = getattr(module, name)
@@ -221,13 +229,13 @@ def _build_original(module, name: str, path: Path, opts: Options, settings: dict
         try:
             pipe = target(*opts.args, **opts.params, **settings)
         except Exception as e:
-            raise VerifyError(f"cannot build the original pipeline: {type(e).__name__}: {e}") from None
+            raise VerifyError(_cannot_build(e, opts)) from None
         if not (hasattr(pipe, "build") and hasattr(pipe, "run")):
             raise VerifyError(f"{name}(...) returned {type(pipe).__name__}, not a DALI Pipeline")
         try:
             pipe.build()
         except Exception as e:
-            raise VerifyError(f"cannot build the original pipeline: {type(e).__name__}: {e}") from None
+            raise VerifyError(_cannot_build(e, opts)) from None
     return pipe, records
 
 
