@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from typing import Optional
 
+from dali_migrate.cst_util import dotted
+from dali_migrate.legacy import SYNTHETIC_FN
 from dali_migrate.rules.base import OpCallRule
 
 #: taken by every operator: the backend (`device`), the node's name, the seed of its base schema,
@@ -34,16 +36,13 @@ def _blocker(call, op, ctx) -> Optional[str]:
     names = unknown(call, op)
     if not names:
         return None
-    from dali_migrate.catalog import load
-    from dali_migrate.cst_util import dotted
-    from dali_migrate.legacy import SYNTHETIC_FN
 
     # a legacy pipeline's calls are made from its ops.X(...) members: named as written there
     written = f"ops.{op.ops_name}" if (dotted(call.func) or "").startswith(SYNTHETIC_FN + ".") else f"fn.{op.fn_name}"
     spelled = ", ".join(f"`{n}`" for n in names)
     one = len(names) == 1
     return (
-        f"{written} has no argument{'' if one else 's'} {spelled} in DALI {load().dali_version}, whose "
+        f"{written} has no argument{'' if one else 's'} {spelled} in DALI {ctx.catalog.dali_version}, whose "
         f"operator schemas dali-migrate reads: DALI refuses {'it' if one else 'them'} where the pipeline is "
         f"defined (KeyError), and dynamic mode refuses {'it' if one else 'them'} too. {'Is it' if one else 'Are they'} "
         f"a custom DALI build's or an older DALI's? Give the operator arguments this DALI knows, or convert by hand"
