@@ -109,8 +109,9 @@ def _convert_source(source: str, *, path: str, config: Optional[Config], used_el
         names = collect(module)  # (its walk's children are kept for the conversion's next walks)
         if not names.any_dali:
             return ConversionResult(source=source, output=source, markers=markers.scan(source, config.marker_prefix))
-        converter = _convert_with_legacy(module, names, config, used_elsewhere or {}, imported)
-        output = converter.run() + source[cut:]
+        with external_source_rule.imported_elsewhere(used_elsewhere):
+            converter = _convert_with_legacy(module, names, config, used_elsewhere or {}, imported)
+            output = converter.run() + source[cut:]
     return ConversionResult(
         source=source,
         output=output,

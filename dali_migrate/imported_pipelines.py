@@ -49,7 +49,7 @@ import libcst as cst
 from dali_migrate import outside_users
 from dali_migrate.cst_util import comment_tail
 from dali_migrate.pipeline_analysis import SETTINGS
-from dali_migrate.rules import pipeline_current
+from dali_migrate.rules import external_source as external_source_rule, pipeline_current
 
 RULE_ID = "imported-pipeline"
 #: what the markers of pipelines held until one run converts both files say (each run writes them
@@ -208,8 +208,9 @@ def _analyser(text: str, config):
             names = collect(module)
             if not names.any_dali:
                 return text, None
-            conv = engine._convert_with_legacy(module, names, config, used, imported)
-            return conv.run() + text[cut:], conv
+            with external_source_rule.imported_elsewhere(used):
+                conv = engine._convert_with_legacy(module, names, config, used, imported)
+                return conv.run() + text[cut:], conv
 
     return run
 

@@ -70,7 +70,10 @@ builds it (a class that function defines too), or at module level (``eii = Exter
 An object other code can see (one made at module level, or one the building function uses
 elsewhere) is converted only where a framework iterator drives the pipeline (below): a pipeline
 draws ``prefetch_queue_depth`` batches ahead, a plain generator one per ``next()``, so that code
-would see it at other points.
+would see it at other points. A module-level object that the file reads nowhere else and no other
+file imports, given to one pipeline made once at module level after it (a script's ``with pipe:``
+under ``eii = ExternalInputIterator(...)``, in ``if __name__ == "__main__":`` too), is seen by
+that pipeline alone, as one its building function makes: it converts (:func:`_seen_by_it_alone`).
 
 A pipeline given to a framework iterator of the file (``rules/torch_iterator.py``) takes the form
 an iterator resets (:class:`Restart`): where the pipeline raised StopIteration, the generator
@@ -99,6 +102,8 @@ are not unpacked on the spot, and arguments not written as literals where their 
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import dataclasses
 from typing import Optional
 
@@ -469,20 +474,68 @@ def _outer_source(name: str, module, pipeline):
             inside = sum(1 for n in cst_walk.variable_nodes(pipeline) if n.value == name)
             return kind if uses - inside == 1 else (*kind, _local_shared_reason(name))
     if outer is None:
+        block = _module_block(module, pipeline)
         found = [
-            small.value
-            for s in module.body if isinstance(s, cst.SimpleStatementLine)
+            (s, small.value)
+            for s in block if isinstance(s, cst.SimpleStatementLine)
             for small in s.body if isinstance(small, cst.Assign) and len(small.targets) == 1
             and _is_name(small.targets[0].target, name)
         ]
         if len(found) != 1 or _binding_count(module, name) != 1:
             return None
-        cls = _instance(found[0], name, module, None)
+        cls = _instance(found[0][1], name, module, None)
         kind = _class_kind(cls, name) if cls is not None else None
         if isinstance(kind, tuple):
-            return (*kind, _shared_reason(name, cls.name.value))
+            return kind if _seen_by_it_alone(name, module, pipeline, block, found[0][0]) else (*kind, _shared_reason(name, cls.name.value))
         return kind
     return None
+
+
+#: module-level names other files of the project import, for the conversion running
+_IMPORTED_ELSEWHERE: contextvars.ContextVar = contextvars.ContextVar("imported_elsewhere", default=frozenset())
+
+
+@contextlib.contextmanager
+def imported_elsewhere(names):
+    """Within it, ``names`` (module-level names another file imports: a source object among them
+    is seen by other code) hold for the conversion: engine.py wraps each conversion in it."""
+    token = _IMPORTED_ELSEWHERE.set(frozenset(names or ()))
+    try:
+        yield
+    finally:
+        _IMPORTED_ELSEWHERE.reset(token)
+
+
+def _module_block(module, pipeline) -> tuple:
+    """The statements a module-level pipeline is one of: the file's, or those of a module-level
+    ``if`` (``if __name__ == "__main__":``) that holds it; the file's where neither."""
+    if pipeline is not None and pipeline not in module.body:
+        for s in module.body:
+            if type(s) is cst.If and isinstance(s.body, cst.IndentedBlock) and pipeline in s.body.body:
+                return tuple(s.body.body)
+    return tuple(module.body)
+
+
+def _seen_by_it_alone(name: str, module, pipeline, block: tuple, binding) -> bool:
+    """Whether the object a module-level ``name = Cls(...)`` makes is seen by one pipeline alone,
+    made once: ``name`` read nowhere else in the file (nor imported by another file), the pipeline
+    called once, by a statement of the same block after the binding, in no loop or function (a
+    script's ``with pipe:`` graph over ``eii = ExternalInputIterator(...)``, as DALI's external
+    source example writes it). Then no other code sees when the pipeline draws from it, as for an
+    object the function making the pipeline makes and uses for nothing else."""
+    if pipeline is None or name in _IMPORTED_ELSEWHERE.get():
+        return False
+    if sum(1 for n in cst_walk.variable_nodes(module) if n.value == name) != 2:
+        return False  # (the binding and the one read, in the pipeline)
+    if sum(1 for n in cst_walk.variable_nodes(pipeline) if n.value == name) != 1:
+        return False
+    calls = _pipeline_calls(module, pipeline)
+    if isinstance(calls, str) or len(calls) != 1 or calls[0][1]:
+        return False
+    call = calls[0][0]
+    at = next((i for i, s in enumerate(block) if any(n is call for n in cst_walk.walk(s))), None)
+    bound = next(i for i, s in enumerate(block) if s is binding)
+    return at is not None and bound < at and not _loops_to(call, block[at])
 
 
 def _local_shared_reason(name: str) -> str:

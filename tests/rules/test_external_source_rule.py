@@ -1,3 +1,4 @@
+import pytest
 import re
 
 from _helpers import convert, pipeline, unindented
@@ -701,3 +702,77 @@ def test_a_source_made_from_a_class_the_calling_function_defines_converts():
                                                                  "        def __iter__(self):\n            return iter([np.zeros(25)])\n")
     out = param_pipeline(local + "\n\n" + other)
     assert "whose calls pass sources of different kinds (`src`, a callable of 1 argument; `src`, an iterable)" in out, out
+
+
+MODULE_SOURCE_SCRIPT = '''
+import numpy as np
+import nvidia.dali.fn as fn
+from nvidia.dali.pipeline import Pipeline
+
+
+class Counter(object):
+    def __init__(self, batch_size):
+        self.batch_size = batch_size
+
+    def __iter__(self):
+        self.i = 0
+        return self
+
+    def __next__(self):
+        self.i += 1
+        return [np.full((2,), self.i, dtype=np.uint8)] * self.batch_size
+
+
+eii = Counter(3)
+pipe = Pipeline(batch_size=3, num_threads=1, device_id=None)
+with pipe:
+    pipe.set_outputs(fn.external_source(source=eii) * 2)
+pipe.build()
+seen = [pipe.run()[0].as_array().tolist() for _ in range(4)]
+'''
+
+
+def test_a_module_level_source_object_that_one_pipeline_made_once_alone_reads_converts():
+    # (DALI's external-source example: nothing else sees when the pipeline draws from it)
+    out = convert(MODULE_SOURCE_SCRIPT, header="")
+    assert "dali-migrate:" not in out and "source_2 = eii\n" in out
+
+
+def test_a_module_level_source_object_in_a_main_block_converts():
+    body = MODULE_SOURCE_SCRIPT.split("\neii = ")[1]
+    src = MODULE_SOURCE_SCRIPT.split("\neii = ")[0] + '\nif __name__ == "__main__":\n' + "".join(
+        "    " + line if line.strip() else line for line in ("eii = " + body).splitlines(keepends=True))
+    out = convert(src, header="")
+    assert "dali-migrate:" not in out and "    source_2 = eii\n" in out
+
+
+def test_a_module_level_source_object_other_code_reads_is_left_to_a_person():
+    out = convert(MODULE_SOURCE_SCRIPT.replace("seen = [", "print(eii.batch_size)\nseen = ["), header="")
+    assert "the source `eii` is an object made at module level" in out
+
+
+def test_a_module_level_source_object_of_a_pipeline_made_twice_or_in_a_loop_is_left_to_a_person():
+    src = SOURCES + "\neii = Frames()\n\n@pipeline_def(batch_size=4)\ndef p():\n    return fn.external_source(source=eii)\n\n\n"
+    twice = convert(src + "a = p()\na.build()\nb = p()\nb.build()\nx = a.run()\ny = b.run()\n")
+    assert "the source `eii` is an object made at module level" in twice
+    looped = convert(src + "for _ in range(2):\n    a = p()\n    a.build()\n    x = a.run()\n")
+    assert "the source `eii` is an object made at module level" in looped
+    once = convert(src + "a = p()\na.build()\nx = a.run()\n")
+    assert "dali-migrate:" not in once
+
+
+def test_a_module_level_source_object_another_file_imports_is_left_to_a_person():
+    from dali_migrate.engine import convert_source
+
+    out = convert_source(MODULE_SOURCE_SCRIPT, used_elsewhere={"eii": "other.py:1 (`from script import eii`)"}).output
+    assert "the source `eii` is an object made at module level" in out
+
+
+def test_a_module_level_source_object_gives_the_pipeline_s_batches(tmp_path):
+    pytest.importorskip("nvidia.dali")
+    from _modules import load_source
+
+    out = convert(MODULE_SOURCE_SCRIPT, header="")
+    want = load_source(tmp_path, "original", MODULE_SOURCE_SCRIPT).seen
+    got = load_source(tmp_path, "converted", out).seen
+    assert want == got == [[[2 * i, 2 * i]] * 3 for i in range(1, 5)]
