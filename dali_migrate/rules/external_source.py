@@ -474,13 +474,17 @@ def _outer_source(name: str, module, pipeline):
             inside = sum(1 for n in cst_walk.variable_nodes(pipeline) if n.value == name)
             return kind if uses - inside == 1 else (*kind, _local_shared_reason(name))
     if outer is None:
-        block = _module_block(module, pipeline)
-        found = [
-            (s, small.value)
-            for s in block if isinstance(s, cst.SimpleStatementLine)
-            for small in s.body if isinstance(small, cst.Assign) and len(small.targets) == 1
-            and _is_name(small.targets[0].target, name)
-        ]
+        own = _module_block(module, pipeline)
+        # the statements of the pipeline's block (a `__main__` block's), then the file's
+        for block in (own,) if own == tuple(module.body) else (own, tuple(module.body)):
+            found = [
+                (s, small.value)
+                for s in block if isinstance(s, cst.SimpleStatementLine)
+                for small in s.body if isinstance(small, cst.Assign) and len(small.targets) == 1
+                and _is_name(small.targets[0].target, name)
+            ]
+            if found:
+                break
         if len(found) != 1 or _binding_count(module, name) != 1:
             return None
         cls = _instance(found[0][1], name, module, None)

@@ -776,3 +776,14 @@ def test_a_module_level_source_object_gives_the_pipeline_s_batches(tmp_path):
     want = load_source(tmp_path, "original", MODULE_SOURCE_SCRIPT).seen
     got = load_source(tmp_path, "converted", out).seen
     assert want == got == [[[2 * i, 2 * i]] * 3 for i in range(1, 5)]
+
+
+def test_a_module_level_source_object_above_a_main_block_that_makes_the_pipeline_converts():
+    head, tail = MODULE_SOURCE_SCRIPT.split("\npipe = Pipeline(")
+    src = head + '\nif __name__ == "__main__":\n' + "".join(
+        "    " + line if line.strip() else line for line in ("pipe = Pipeline(" + tail).splitlines(keepends=True))
+    out = convert(src, header="")
+    assert "dali-migrate:" not in out and "        source_2 = eii\n" in out
+    # made in the block before the object is bound: the original fails (NameError); not converted
+    late = src.replace("\neii = Counter(3)\n", "\n") + "eii = Counter(3)\n"
+    assert "the source `eii` is an object made at module level" in convert(late, header="")
