@@ -130,6 +130,13 @@ def map_branches(node: cst.If, change) -> cst.If:
     return change(node).with_changes(orelse=orelse)
 
 
+def assignment(target, value: cst.BaseExpression, **line) -> cst.SimpleStatementLine:
+    """The statement ``target = value`` (``target`` a name, or an expression to assign to);
+    ``line``: the statement line's own fields (leading_lines=...)."""
+    target = cst.Name(target) if isinstance(target, str) else target
+    return cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(target)], value)], **line)
+
+
 def fresh_name(base: str, taken: set) -> str:
     """``base``, or ``base_2``, ``base_3``... whichever is not taken; records it as taken."""
     name, i = base, 2

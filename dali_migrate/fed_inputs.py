@@ -40,7 +40,7 @@ from typing import Optional, Union
 import libcst as cst
 from dali_migrate import match as m
 
-from dali_migrate.cst_util import code, fresh_name, kwarg
+from dali_migrate.cst_util import assignment, code, fresh_name, kwarg
 
 #: call-site rules a fed pipeline's uses may go through; any other use of it is left to a person
 USES = ("pipe-build", "pipe-run", "pipe-feed-input")
@@ -80,7 +80,7 @@ def run_function(head: list, loop_body: list, value: cst.BaseExpression, ctx_nam
     # call goes on), as pipe.run() raised and returned finished outputs.
     body = [
         *loop_body,
-        cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(outputs))], value)], **keep),
+        assignment(outputs, value, **keep),
         cst.parse_statement(
             f"for {output} in {outputs}:\n    {output}.evaluate()  # raises here if the run failed, as pipe.run() did\n"
         ),

@@ -29,7 +29,7 @@ from typing import Callable, Optional
 import libcst as cst
 
 from dali_migrate import cst_walk
-from dali_migrate.cst_util import fresh_name
+from dali_migrate.cst_util import assignment, fresh_name
 
 #: nodes a call's value passes through unchanged on its way up to the statement
 _THROUGH = (cst.Element, cst.Arg, cst.Index, cst.SubscriptElement, cst.Attribute, cst.UnaryOperation)
@@ -132,7 +132,7 @@ def hoist(stmt, is_helper: Callable, used: set, base: Callable) -> Optional[tupl
                 return None
         temp = fresh_name(base(call), used)
         temps.add(temp)
-        out.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(temp))], call)]))
+        out.append(assignment(temp, call))
         small = small.deep_replace(call, cst.Name(temp))
     if not out:
         return None

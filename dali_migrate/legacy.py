@@ -66,7 +66,7 @@ import libcst as cst
 from dali_migrate import match as m
 
 from dali_migrate import cst_walk, helper_hoisting
-from dali_migrate.cst_util import attr_chain, code, first_line, fresh_name, kwarg, map_branches, names_in, one_line
+from dali_migrate.cst_util import assignment, attr_chain, code, first_line, fresh_name, kwarg, map_branches, names_in, one_line
 from dali_migrate.dali_imports import PIPELINE_CLASS
 
 #: decorator name of a synthesized pipeline (never written out: conversion replaces it)
@@ -1191,7 +1191,7 @@ def _if_bodies(node: cst.If) -> list:
 
 def _flag_set(flag: str, k: int) -> cst.SimpleStatementLine:
     """``flag = k``: branch ``k`` of a choice asked once ran."""
-    return cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(flag))], cst.Integer(str(k)))])
+    return assignment(flag, cst.Integer(str(k)))
 
 
 def _flag_is(flag: str, ks: list) -> cst.Comparison:
@@ -1254,7 +1254,7 @@ def _chosen_by_ifexp(stmt, names):
 
     def branch(k: int) -> cst.IndentedBlock:
         value = sides[k].with_changes(lpar=[], rpar=[]) if type(sides[k]) is cst.Call else sides[k]
-        line = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(target)], value)])
+        line = assignment(target, value)
         if k == first_op:
             line = line.with_changes(leading_lines=stmt.leading_lines, trailing_whitespace=stmt.trailing_whitespace)
         return cst.IndentedBlock([line])
@@ -2183,7 +2183,7 @@ def _inline_helpers(body: list, helpers: dict, outer: set, later: set, used: set
                 if renamed is not None:
                     renamed[table[var].value] = var
         new = [
-            cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(table.get(p, cst.Name(p)))], v)]) for p, v in prologue
+            assignment(table.get(p, cst.Name(p)), v) for p, v in prologue
         ]
         rename = {**substituted, **table}
         rest = _fold_literal_ifs(_rename(hbody, rename))

@@ -30,7 +30,7 @@ import libcst as cst
 
 from dali_migrate import cst_walk, graph_callables
 from dali_migrate import parents as parents_mod
-from dali_migrate.cst_util import code, dotted, fresh_name, one_line
+from dali_migrate.cst_util import assignment, code, dotted, fresh_name, one_line
 from dali_migrate.rules.base import Rule
 from dali_migrate.rules.conditionals import PURE_BUILTINS
 
@@ -292,7 +292,7 @@ def plan(info, names, taken: set, numpy_names: set, helpers: set, avoid: Optiona
             if is_read:
                 known[code(node)] = name
             result.replace[id(node)] = cst.Name(name)
-            assign = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], node)])
+            assign = assignment(name, node)
             result.before.setdefault(index, []).append(assign)
         if not info.conditionals and not isinstance(stmt, (cst.SimpleStatementLine, cst.BaseExpression)):
             # (after the condition's calls: the `if` run before the loop tests their names)
@@ -353,7 +353,7 @@ def _compound_reads(stmt, index: int, calls: _Calls, result: Plan, avoid: set, t
             named[spelled] = name
         known[spelled] = name
         result.replace[id(read)] = cst.Name(name)
-        return [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], read)])]
+        return [assignment(name, read)]
 
     named: dict = dict(top_known)  # every read's name so far, bound on this path or not
 

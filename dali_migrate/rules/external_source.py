@@ -457,15 +457,10 @@ def _outer_source(name: str, module, pipeline):
         if _binding_count(outer, name) == 0:
             outer = None  # a module-level name
         else:
-            found = [
-                small.value
-                for s in outer.body.body if isinstance(s, cst.SimpleStatementLine)
-                for small in s.body if isinstance(small, cst.Assign) and len(small.targets) == 1
-                and _is_name(small.targets[0].target, name)
-            ]
+            found = _assignments(outer.body.body, name)
             if len(found) != 1 or _binding_count(outer, name) != 1:
                 return None
-            cls = _instance(found[0], name, module, pipeline)
+            cls = _instance(found[0][1], name, module, pipeline)
             kind = _class_kind(cls, name) if cls is not None else None
             if not isinstance(kind, tuple):
                 return kind
@@ -477,12 +472,7 @@ def _outer_source(name: str, module, pipeline):
         own = _module_block(module, pipeline)
         # the statements of the pipeline's block (a `__main__` block's), then the file's
         for block in (own,) if own == tuple(module.body) else (own, tuple(module.body)):
-            found = [
-                (s, small.value)
-                for s in block if isinstance(s, cst.SimpleStatementLine)
-                for small in s.body if isinstance(small, cst.Assign) and len(small.targets) == 1
-                and _is_name(small.targets[0].target, name)
-            ]
+            found = _assignments(block, name)
             if found:
                 break
         if len(found) != 1 or _binding_count(module, name) != 1:
@@ -493,6 +483,16 @@ def _outer_source(name: str, module, pipeline):
             return kind if _seen_by_it_alone(name, module, pipeline, block, found[0][0]) else (*kind, _shared_reason(name, cls.name.value))
         return kind
     return None
+
+
+def _assignments(statements, name: str) -> list:
+    """[(statement, value)] of each ``name = value`` among ``statements`` (not inside them)."""
+    return [
+        (s, small.value)
+        for s in statements if isinstance(s, cst.SimpleStatementLine)
+        for small in s.body if isinstance(small, cst.Assign) and len(small.targets) == 1
+        and _is_name(small.targets[0].target, name)
+    ]
 
 
 #: module-level names other files of the project import, for the conversion running
@@ -536,8 +536,10 @@ def _seen_by_it_alone(name: str, module, pipeline, block: tuple, binding) -> boo
     calls = _pipeline_calls(module, pipeline)
     if isinstance(calls, str) or len(calls) != 1 or calls[0][1]:
         return False
-    call = calls[0][0]
-    at = next((i for i, s in enumerate(block) if any(n is call for n in cst_walk.walk(s))), None)
+    from dali_migrate import parents as parents_index
+
+    call, index = calls[0][0], parents_index.build(module)  # (the index _pipeline_calls read)
+    at = next((i for i, s in enumerate(block) if index.contains(s, call)), None)
     bound = next(i for i, s in enumerate(block) if s is binding)
     return at is not None and bound < at and not _loops_to(call, block[at])
 

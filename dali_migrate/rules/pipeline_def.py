@@ -37,7 +37,7 @@ import libcst as cst
 from dali_migrate import match as m
 
 from dali_migrate import cst_walk, legacy, templates
-from dali_migrate.cst_util import code, fresh_name, map_branches
+from dali_migrate.cst_util import assignment, code, fresh_name, map_branches
 from dali_migrate.pipeline_analysis import SETTINGS, PipelineInfo, _binding_of, _param_names, reader_statement_call, reader_target
 from dali_migrate.rules.base import PipelineRule
 
@@ -148,7 +148,7 @@ def build(info: PipelineInfo, ctx, statements: list, returned: cst.BaseExpressio
     for name, value in info.computed_settings.items():
         if name == "seed":
             value = _seed_default(value)
-        head.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], value)]))
+        head.append(assignment(name, value))
         made_with.append(value)
     threads, device_id, seed = info.setting("num_threads"), info.setting("device_id"), info.setting("seed")
     # The pipeline's thread count and device belong to this generator alone: an EvalContext of its
@@ -203,8 +203,7 @@ def build(info: PipelineInfo, ctx, statements: list, returned: cst.BaseExpressio
             if isinstance(target, cst.Name) and reader.outputs == 1:
                 # next_epoch() yields a tuple of outputs even for a reader with one output.
                 if reader.to_gpu:
-                    to_gpu.append(cst.SimpleStatementLine([cst.Assign(
-                        [cst.AssignTarget(target)], cst.Call(cst.Attribute(target, cst.Name("gpu"))))]))
+                    to_gpu.append(assignment(target, cst.Call(cst.Attribute(target, cst.Name("gpu")))))
                 target = cst.Tuple([cst.Element(target, comma=cst.Comma())])
             reader_names.append((reader_name, target))
 
@@ -245,7 +244,7 @@ def build(info: PipelineInfo, ctx, statements: list, returned: cst.BaseExpressio
     keep = {"leading_lines": ret.leading_lines, "trailing_whitespace": ret.trailing_whitespace}
     if ctx_name is not None:  # always, today; kept as a branch for a context-free form
         out_name = fresh_name("outputs", taken)
-        inner = [*to_gpu, *loop_body, cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(out_name))], value)], **keep)]
+        inner = [*to_gpu, *loop_body, assignment(out_name, value, **keep)]
         per_iteration = [
             *draws,
             cst.With(items=[cst.WithItem(cst.Name(ctx_name))], body=cst.IndentedBlock(body=_no_blank_start(inner))),
@@ -494,8 +493,8 @@ def resume_after_errors(func: cst.FunctionDef, helper: str, taken: set) -> cst.F
                         handlers=[cst.ExceptHandler(
                             type=cst.Name("Exception"),
                             name=cst.AsName(name=error),
-                            body=cst.IndentedBlock([cst.SimpleStatementLine(
-                                [cst.Assign([cst.AssignTarget(cst.Name(yielded))], error)],
+                            body=cst.IndentedBlock([assignment(
+                                yielded, error,
                                 trailing_whitespace=cst.TrailingWhitespace(
                                     whitespace=cst.SimpleWhitespace("  "),
                                     comment=cst.Comment("# raised by next(), as pipe.run() raised it"),

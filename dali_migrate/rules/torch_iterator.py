@@ -72,7 +72,7 @@ import libcst as cst
 from dali_migrate import match as m
 
 from dali_migrate import cst_walk, iterator_subclasses, pipe_lists
-from dali_migrate.cst_util import code, fresh_name, kwarg, names_in
+from dali_migrate.cst_util import assignment, code, fresh_name, kwarg, names_in
 from dali_migrate.rules.base import SUPERSET_SUFFIX, CallSiteRule
 from dali_migrate.rules.pipe_epoch_size import (
     CannotConvert, asked_statements, changed_before_read, made, made_value, named_reader, reader_changed,
@@ -444,8 +444,7 @@ def _bind_rules(name: str, value, parents=None) -> tuple:
         id="torch-iterator-batch-size",
         summary="the batch size of a pipeline an iterator reads, bound once before the pipeline is made",
         receiver="iterator",
-        rewrite=lambda stmt, receiver, site: cst.SimpleStatementLine(
-            [cst.Assign([cst.AssignTarget(cst.Name(name))], rewritten.get("value", value))]),
+        rewrite=lambda stmt, receiver, site: assignment(name, rewritten.get("value", value)),
     )
     read = CallSiteRule(
         id="torch-iterator-batch-size-arg",
