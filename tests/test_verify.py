@@ -281,3 +281,79 @@ def test_a_pipeline_fed_from_outside_is_reported_not_waited_for(tmp_path):
     conv.write_text("def decode_pipeline(source_name, **settings):\n    yield from ()\n")
     with pytest.raises(VerifyError, match=r"reads input fed from outside \('encoded_img'"):
         verify(Options(original=src, against=conv, params={"source_name": "encoded_img"}))
+
+
+_ENDING = (
+    "import numpy as np\nimport nvidia.dali.fn as fn\nfrom nvidia.dali import pipeline_def\n\n"
+    "class Batches:\n"
+    "    def __init__(self, n):\n        self.n, self.i = n, 0\n"
+    "    def __call__(self, iteration):\n"
+    "        if self.i >= self.n:\n            self.i = 0\n            raise StopIteration\n"
+    "        self.i += 1\n"
+    "        return [np.full((2,), self.i * 10 + k, dtype=np.int32) for k in range(2)]\n\n"
+    "@pipeline_def(batch_size=2)\ndef p(source):\n"
+    "    return fn.external_source(source=source) + 1\n"
+)
+
+
+def _ending_case(tmp_path, converted_loop: str, n=3, iterations=6):
+    import importlib.util
+
+    src = tmp_path / "ending.py"
+    src.write_text(_ENDING)
+    spec = importlib.util.spec_from_file_location("ending_src", src)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    conv = tmp_path / "ending_ndd.py"  # (by hand: the codemod cannot see what callers pass)
+    conv.write_text(
+        "import itertools\nimport nvidia.dali.experimental.dynamic as ndd\n\n"
+        "def p(source, **settings):\n" + converted_loop
+    )
+    return verify(Options(original=src, against=conv, params={"source": mod.Batches(n)}, iterations=iterations))
+
+
+def test_a_source_that_runs_out_ends_both_sides_at_the_same_iteration(tmp_path):
+    # DALI raises StopIteration from run() when a source runs out; the converted generator ends
+    verdict = _ending_case(tmp_path, "    for data in map(source, itertools.count()):\n        yield ndd.batch(data) + 1\n")
+    assert verdict.equal, verdict.describe()
+    assert verdict.iterations == 3
+    assert "ended after 3 iteration(s)" in verdict.describe()
+
+
+def test_converted_code_that_goes_on_after_the_source_ran_out_is_a_difference(tmp_path):
+    verdict = _ending_case(tmp_path, (
+        "    for it in itertools.count():\n"
+        "        try:\n            data = source(it)\n        except StopIteration:\n            data = source(it)\n"
+        "        yield ndd.batch(data) + 1\n"
+    ))
+    assert not verdict.equal
+    assert verdict.mismatch.what == "end of data" and verdict.mismatch.iteration == 3
+    assert "gave another batch" in verdict.describe()
+
+
+def test_converted_code_that_ends_before_the_source_runs_out_is_a_difference(tmp_path):
+    verdict = _ending_case(tmp_path, (
+        "    for data in itertools.islice(map(source, itertools.count()), 2):\n        yield ndd.batch(data) + 1\n"
+    ))
+    assert not verdict.equal
+    assert verdict.mismatch.what == "end of data" and verdict.mismatch.iteration == 2
+    assert verdict.describe().startswith("NOT equivalent: iteration 2: the converted code ended")
+
+
+def test_a_restartable_conversion_ends_where_it_yields_none(tmp_path):
+    # where the pipeline object could be reset (a framework iterator drives it), the converted
+    # generator yields None at the source's end instead of returning
+    verdict = _ending_case(tmp_path, (
+        "    draws = map(source, itertools.count())\n"
+        "    while True:\n"
+        "        data = next(draws, None)\n"
+        "        if data is None:\n"
+        "            yield None  # the source's end\n"
+        "            continue\n"
+        "        yield ndd.batch(data) + 1\n"
+    ))
+    assert verdict.equal, verdict.describe()
+    assert "yielded None" in verdict.describe()
+    early = _ending_case(tmp_path, "    yield ndd.batch(source(0)) + 1\n    yield None\n")
+    assert not early.equal and early.mismatch.iteration == 1
+    assert "it yielded None" in early.describe()

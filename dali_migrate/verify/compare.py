@@ -11,19 +11,19 @@ import numpy as np
 @dataclasses.dataclass
 class Mismatch:
     iteration: int
-    output: int
+    output: Optional[int]  # None: the difference is where the data ends, not in an output
     sample: Optional[int]
-    what: str  # "count", "batch size", "dtype", "shape", "layout", "device", "values"
+    what: str  # "count", "batch size", "dtype", "shape", "layout", "device", "values", "end of data"
     detail: str
     position: Optional[tuple] = None
     max_abs_diff: Optional[float] = None
     operator: Optional[str] = None
 
     def describe(self) -> str:
-        where = f"iteration {self.iteration}, output {self.output}"
+        where = f"iteration {self.iteration}" + (f", output {self.output}" if self.output is not None else "")
         if self.sample is not None:
             where += f", sample {self.sample}"
-        text = f"{where}: {self.what} differ: {self.detail}"
+        text = f"{where}: {self.what} differ: {self.detail}" if self.output is not None else f"{where}: {self.detail}"
         if self.position is not None:
             text += f"; first difference at {self.position}"
         if self.max_abs_diff is not None:

@@ -532,12 +532,22 @@ def verify(opts: Options) -> Verdict:
             session = _RunOrderSeeds(seed, seeded, _canonical_schemas())
             with _compat_session(session):
                 gen = None
+                outputs = 0
                 for it in range(n):
                     try:
                         with original_random.active():
                             ref = _original_outputs(pipe.run())
+                    except StopIteration:
+                        # A source that runs out ends the epoch (DALI raises StopIteration from run()):
+                        # the converted generator must end at the same iteration, which is compared too
+                        if gen is None:
+                            raise VerifyError(
+                                f"the original pipeline ended (its source raised StopIteration) before its first batch: nothing to compare"
+                            ) from None
+                        return _compare_end(gen, converted_random, it, outputs, session)
                     except Exception as e:
                         raise VerifyError(f"the original pipeline failed at iteration {it}: {type(e).__name__}: {e}") from None
+                    outputs = len(ref)
                     if gen is None:
                         # Made after the original's first run, as a program of its own would make
                         # it: the converted code runs the pipeline's own code when it is made (like
@@ -551,7 +561,13 @@ def verify(opts: Options) -> Verdict:
                     session.iteration = it
                     try:
                         with converted_random.active():
-                            got = _converted_outputs(next(gen))
+                            batch = next(gen, _ENDED)
+                        if batch is _ENDED or batch is None:
+                            return Verdict(False, it + 1, len(ref), Mismatch(
+                                it, None, None, "end of data",
+                                f"the converted code ended ({_END_FORMS[batch is None]}) where the original pipeline gave a batch",
+                            ), session.notes())
+                        got = _converted_outputs(batch)
                     except Exception as e:
                         raise VerifyError(f"the converted code failed at iteration {it}: {type(e).__name__}: {e}") from None
                     mismatch = compare_iteration(it, ref, got, opts.rtol, opts.atol, producers)
@@ -571,6 +587,33 @@ def verify(opts: Options) -> Verdict:
             if not was_installed:
                 rt.uninstall()
     return Verdict(True, n, len(ref), None, session.notes())
+
+
+_ENDED = object()
+
+#: how a converted generator says the data ended: it returns, or, where the pipeline object could
+#: be reset and run again, it yields None there (rules/external_source.END_COMMENT)
+_END_FORMS = {False: "its generator returned", True: "it yielded None, the source's end"}
+
+
+def _compare_end(gen, converted_random, it: int, outputs: int, session) -> Verdict:
+    """The original ended at iteration ``it``: equal when the converted generator ends there too."""
+    try:
+        with converted_random.active():
+            batch = next(gen, _ENDED)
+        if batch is _ENDED or batch is None:
+            return Verdict(True, it, outputs, None, session.notes() + [
+                f"the original's source ended after {it} iteration(s) (StopIteration from run()); "
+                f"the converted code ended there too ({_END_FORMS[batch is None]})"
+            ])
+    except Exception as e:
+        raise VerifyError(
+            f"the converted code failed at iteration {it}, where the original ended (StopIteration): {type(e).__name__}: {e}"
+        ) from None
+    return Verdict(False, it + 1, outputs, Mismatch(
+        it, None, None, "end of data",
+        "the original pipeline ended (its source raised StopIteration) where the converted code gave another batch",
+    ), session.notes())
 
 
 class _GlobalRandom:
