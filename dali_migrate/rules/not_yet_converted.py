@@ -219,6 +219,30 @@ def _nested_in(cls: cst.ClassDef, parents) -> Optional[str]:
     return kinds.get(type(holder), "another statement")
 
 
+def _stray_operator_reason(call: cst.Call, qualified: str, parents) -> str:
+    """Why an ``ops.X(...)`` object made outside any Pipeline subclass is left: the legacy rule
+    converts such objects as members of the subclass whose define_graph calls them (a transform
+    class holding them, a factory function returning one, serve pipelines this file may not hold)."""
+    from dali_migrate.catalog import load
+
+    label = qualified[len("nvidia.dali."):]
+    holders = []
+    cur = parents.of(call)
+    while cur is not None:
+        if isinstance(cur, (cst.FunctionDef, cst.ClassDef)):
+            holders.append(cur.name.value)
+        cur = parents.of(cur)
+    if holders and isinstance(parents.scope(call), cst.FunctionDef):
+        where = f"in {'.'.join(reversed(holders))}()"
+    else:
+        where = f"in class {'.'.join(reversed(holders))}" if holders else "at module level"
+    info = load().ops(qualified[len(OPS) + 1:])
+    as_ndd = f" (ndd.{info.ndd_name})" if info is not None and info.ndd_name else ""
+    return (f"legacy operator {label} made {where}: dali-migrate converts ops objects only as members of the "
+            f"Pipeline subclass whose define_graph calls them; convert it{as_ndd} together with the pipeline that "
+            f"calls it, by hand")
+
+
 def _starred(call: cst.Call, scope):
     """The pipeline comes through the ``*args`` / ``**kwargs`` of the function around the iterator
     (a wrapper class's ``__init__(self, *args, **kwargs)``)."""
@@ -405,7 +429,7 @@ def _find(module: cst.Module, names, parents, converted: set) -> list:
                 mark(call, f"Pipeline(...) built by hand (with pipe: / set_outputs), not converted: {why}" if why else
                      "Pipeline(...) built by hand (with pipe: / set_outputs): not converted yet; rewrite as a loop over ndd calls by hand")
         elif q.startswith(OPS + "."):
-            mark(call, f"legacy operator {q[len('nvidia.dali.'):]}: not converted yet; use the ndd function of the same operator")
+            mark(call, _stray_operator_reason(call, q, parents))
         elif _framework_hint(q) is not None:
             hint = _framework_hint(q)
             imported = _imported_pipeline(call, module, parents)

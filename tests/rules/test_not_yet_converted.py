@@ -328,3 +328,19 @@ def test_an_iterator_over_a_pipeline_function_defined_beside_it_points_at_its_ma
     assert "with device= other than" in out
     assert "(its pipeline, images, is not converted: its marker says why)" in out
     assert "see the call-site marker" not in out
+
+
+def test_an_ops_object_made_outside_a_pipeline_subclass_says_where_and_what_to_write():
+    # solo-learn's transform classes and nnUNet's reader factory hold ops objects that pipelines
+    # of other code call: the marker names the holder and the ndd operator
+    out = convert(
+        "import nvidia.dali.ops as ops\n\n"
+        "class Jitter:\n    def __init__(self):\n        self.color = ops.ColorTwist(device='gpu')\n\n"
+        "def get_reader(files):\n    return ops.readers.Numpy(files=files)\n\n"
+        "FLIP = ops.Flip()\n"
+    )
+    assert "legacy operator ops.ColorTwist made in Jitter.__init__(): dali-migrate converts ops objects only" in out
+    assert "convert it (ndd.color_twist) together with the pipeline that calls it, by hand" in out
+    assert "legacy operator ops.readers.Numpy made in get_reader(): " in out and "(ndd.readers.Numpy)" in out
+    assert "legacy operator ops.Flip made at module level: " in out and "(ndd.flip)" in out
+    assert "not converted yet" not in out
