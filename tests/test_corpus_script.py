@@ -333,3 +333,30 @@ def test_examples_data_stand_in_lists_what_it_holds(tmp_path):
     assert sorted(labels.values()) == [0, 1]  # two class folders, one label each, as DALI's
     assert not (tmp_path / ".examples-data-fixtures").exists()
     assert dali_extra_standin.build_examples_data(tmp_path) == {}  # a data folder that exists is left as it is
+
+
+def test_the_stand_ins_tfrecord_numbers_classes_from_1_as_dali_extras_does(tmp_path):
+    # DALI's various-readers examples assert labels in (1, 1000) for db/tfrecord/train
+    pytest = __import__("pytest")
+    pytest.importorskip("nvidia.dali")
+    sys.path.insert(0, str(SCRIPT.parent))
+    try:
+        import dali_extra_standin
+    finally:
+        sys.path.remove(str(SCRIPT.parent))
+    extra = tmp_path / "extra"
+    assert "db/tfrecord/train" not in dali_extra_standin.build(extra)
+    import nvidia.dali.fn as fn
+    import nvidia.dali.tfrecord as tfrec
+    from nvidia.dali import pipeline_def
+
+    @pipeline_def(batch_size=10, num_threads=1, device_id=None)
+    def read():
+        rec = fn.readers.tfrecord(path=str(extra / "db/tfrecord/train"), index_path=str(extra / "db/tfrecord/train.idx"),
+                                  features={"image/class/label": tfrec.FixedLenFeature([1], tfrec.int64, -1)})
+        return rec["image/class/label"]
+
+    pipe = read()
+    pipe.build()
+    (labels,) = pipe.run()
+    assert sorted({int(x) for x in labels.as_array().ravel()}) == [1, 2, 3]
