@@ -210,6 +210,13 @@ def build(dest: Path, wanted: Iterable[str] = ()) -> dict:
             shutil.copytree(src, dst)
         else:
             shutil.copy2(src, dst)
+    if "caffe2_lmdb" not in skipped:
+        # DALI_extra's MNIST: 28x28 digits, labels 0-9; the JAX and Flax notebooks reshape each
+        # decoded image to 784 values, which the fixture's larger images cannot give
+        _write_mnist(fixtures / "mnist-caffe2-lmdb")
+        for extra in ("db/MNIST/training", "db/MNIST/testing"):
+            shutil.rmtree(dest / extra)
+            shutil.copytree(fixtures / "mnist-caffe2-lmdb", dest / extra)
     if "tfrecord" not in skipped:
         # DALI_extra's ImageNet TFRecord numbers classes from 1 (TensorFlow's ImageNet labels,
         # 1..1000), and DALI's various-readers examples assert that range: the same records with
@@ -232,6 +239,17 @@ def build(dest: Path, wanted: Iterable[str] = ()) -> dict:
                 shutil.copy2(like[0], dest / path)
             break
     return absent
+
+
+def _write_mnist(path: Path, n: int = 20) -> None:
+    """A Caffe2 LMDB shaped like DALI_extra's MNIST: ``n`` 28x28 JPEGs (the fixtures' shapes, in
+    colour: the examples decode them as GRAY), labels 0-9."""
+    gen = load_generator()
+    items = []
+    for k in range(n):
+        data, _ = gen._class_image(k % 3, k // 3, w=28, h=28)
+        items.append((f"{k:08d}".encode(), gen.caffe2_tensor_protos(data, k % 10)))
+    gen._lmdb_write(path, items)
 
 
 #: DALI's docs/examples/data (beside the examples, read as ``../../data/images`` and the like):

@@ -360,3 +360,31 @@ def test_the_stand_ins_tfrecord_numbers_classes_from_1_as_dali_extras_does(tmp_p
     pipe.build()
     (labels,) = pipe.run()
     assert sorted({int(x) for x in labels.as_array().ravel()}) == [1, 2, 3]
+
+
+def test_the_stand_ins_mnist_holds_28x28_images_labelled_0_to_9(tmp_path):
+    # DALI's JAX and Flax notebooks reshape each decoded MNIST image to 784 values
+    pytest = __import__("pytest")
+    pytest.importorskip("nvidia.dali")
+    pytest.importorskip("lmdb")
+    sys.path.insert(0, str(SCRIPT.parent))
+    try:
+        import dali_extra_standin
+    finally:
+        sys.path.remove(str(SCRIPT.parent))
+    extra = tmp_path / "extra"
+    assert "db/MNIST/training" not in dali_extra_standin.build(extra)
+    import nvidia.dali.fn as fn
+    import nvidia.dali.types as types
+    from nvidia.dali import pipeline_def
+
+    @pipeline_def(batch_size=20, num_threads=1, device_id=None)
+    def read():
+        jpegs, labels = fn.readers.caffe2(path=str(extra / "db/MNIST/training"))
+        return fn.reshape(fn.decoders.image(jpegs, output_type=types.GRAY), shape=[28 * 28]), labels
+
+    pipe = read()
+    pipe.build()
+    images, labels = pipe.run()
+    assert images.as_array().shape == (20, 784)
+    assert sorted({int(x) for x in labels.as_array().ravel()}) == list(range(10))
