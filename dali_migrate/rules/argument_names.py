@@ -26,14 +26,23 @@ from dali_migrate.rules.base import OpCallRule
 EVERY_OPERATOR = frozenset({"device", "name", "seed", "preserve"})
 
 
-def unknown(call, op) -> list:
-    """The keywords of ``call`` that ``op``'s schema does not have, in the call's order."""
+#: ``types.Constant(value, dtype=None, shape=None, layout=None, device=None, **kwargs)``: Python,
+#: which hands fn.constant its value as ``fdata``/``idata`` (its other keywords go on to fn.constant)
+CONSTANT_OWN = frozenset({"value"})
+
+
+def unknown(call, op, own=frozenset()) -> list:
+    """The keywords of ``call`` that ``op``'s schema does not have (nor ``own``, the Python
+    function's own parameters), in the call's order."""
     return [a.keyword.value for a in call.args
-            if a.keyword is not None and a.keyword.value not in EVERY_OPERATOR and a.keyword.value not in op.args]
+            if a.keyword is not None and a.keyword.value not in EVERY_OPERATOR and a.keyword.value not in op.args
+            and a.keyword.value not in own]
 
 
 def _blocker(call, op, ctx) -> Optional[str]:
-    names = unknown(call, op)
+    from dali_migrate.pipeline_analysis import TYPES_CONSTANT
+
+    names = unknown(call, op, CONSTANT_OWN if ctx.names.qualify(call.func) == TYPES_CONSTANT else frozenset())
     if not names:
         return None
 

@@ -74,3 +74,12 @@ def test_dali_refuses_what_the_rule_refuses(keyword, fixture_data):
     pipe = p(values)
     pipe.build()
     pipe.run()
+
+
+def test_types_constant_takes_its_value_by_keyword_and_hands_other_keywords_on():
+    # DALI's spectrogram notebook: types.Constant(device=device, value=audio_data); `value` is the
+    # Python function's parameter, not fn.constant's schema argument
+    out = pipeline("return fn.cast(types.Constant(value=[1.0, 2.0], device='cpu'), dtype=types.FLOAT)\n")
+    assert "has no argument" not in out
+    out = pipeline("return fn.cast(types.Constant(value=[1.0, 2.0], zeta=1), dtype=types.FLOAT)\n")
+    assert "fn.constant has no argument `zeta`" in out
