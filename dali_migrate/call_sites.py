@@ -226,12 +226,24 @@ def _kind(node, parents: Parents, state) -> Optional[str]:
         if base == "batch" and node.func.attr.value in ("as_cpu", "gpu", "cpu"):
             return "batch"
         return None
-    if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+    if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, (cst.Index, cst.Slice)):
         if _kind(node.value, parents, state) == "outputs":
-            return "batch"
-    if isinstance(node, cst.ListComp) and _host_copies(node, parents, state) is not None:
+            # an output of the tuple, or a slice of it (`pipe_out[1:]`: a tuple of outputs still)
+            return "batch" if isinstance(node.slice[0].slice, cst.Index) else "outputs"
+    if isinstance(node, cst.ListComp) and (_host_copies(node, parents, state) is not None or _picked_outputs(node, parents, state)):
         return "outputs"
     return None
+
+
+def _picked_outputs(comp, parents: Parents, state) -> bool:
+    """``[out for out in outputs]`` (an ``if`` may drop some): a list of some of the outputs, each
+    as it is (DALI's color-space notebook copies slices of the outputs so)."""
+    f = comp.for_in
+    return (
+        isinstance(f, cst.CompFor) and f.inner_for_in is None and f.asynchronous is None
+        and isinstance(f.target, cst.Name) and isinstance(comp.elt, cst.Name) and comp.elt.value == f.target.value
+        and _kind(f.iter, parents, state) == "outputs"
+    )
 
 
 def _host_copies(comp, parents: Parents, state):
@@ -983,7 +995,7 @@ def _plan_nodes(scope, own, nodes, state, parents, site, pipe_rules, batch_rules
             _use(cpu_rule, copy, parents.statement(node), site, p)
             if elt is not copy:
                 p.rewrites[id(elt)] = (_TakeBody, site)
-        elif isinstance(node, (cst.Subscript, cst.Call)) and _kind(node, parents, state) in ("batch", "outputs"):
+        elif isinstance(node, (cst.Subscript, cst.Call, cst.ListComp)) and _kind(node, parents, state) in ("batch", "outputs"):
             # Subscripts and calls that yield batches (out[0], b.as_cpu()) or outputs (pipe.run())
             # are expressions of their own.
             _plan_expr(node, _kind(node, parents, state), parents, state, site, pipe_rules, batch_rules, p)
@@ -1906,6 +1918,12 @@ def _plan_expr(node, kind, parents, state, site, pipe_rules, batch_rules, p: Pla
             p.blockers.append((stmt, f"{state.var}.{parent.attr.value}() has no automatic dynamic-mode conversion: convert by hand"))
             return
         _use(rule, call, stmt, site, p)
+        return
+    if kind == "outputs" and isinstance(parent, cst.CompFor) and parent.iter is node and _kind(parents.of(parent), parents, state) != "outputs":
+        # `[f(out) for out in outputs]`: what is done with each output there (TensorList methods on
+        # an ndd.Batch) is not followed
+        p.blockers.append((stmt, f"pipeline outputs are iterated by `{one_line(parents.of(parent))}`, whose items "
+                                 "dali-migrate does not follow: convert by hand"))
         return
     if kind in ("outputs", "batch"):
         target = _handoff_target(node, parents)

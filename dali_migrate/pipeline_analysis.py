@@ -935,6 +935,17 @@ def _contains_call(stmt: cst.CSTNode, call_ids: set) -> bool:
     return any(type(n) is cst.Call and id(n) in call_ids for n in cst_walk.walk(stmt))
 
 
+def _builtin_tuple_call(value, info: PipelineInfo) -> bool:
+    """``tuple(<one positional argument>)``, with ``tuple`` the builtin (not a name the pipeline
+    function binds: a parameter, an assignment)."""
+    return (
+        type(value) is cst.Call and type(value.func) is cst.Name and value.func.value == "tuple"
+        and len(value.args) == 1 and value.args[0].keyword is None and not value.args[0].star
+        and "tuple" not in _param_names(info.func.params)
+        and not any("tuple" in _assigned_names(stmt) for stmt in info.statements)
+    )
+
+
 def _classify_return(info: PipelineInfo, catalog: Catalog, names: DaliNames) -> None:
     value = info.returned
     if value is None:
@@ -951,6 +962,11 @@ def _classify_return(info: PipelineInfo, catalog: Catalog, names: DaliNames) -> 
     if isinstance(value, (cst.Tuple, cst.List)):
         if any(isinstance(e, cst.StarredElement) for e in value.elements):
             info.blockers.append("the pipeline returns a starred expression: convert by hand")
+        info.returns_tuple = True
+        return
+    if _builtin_tuple_call(value, info):
+        # `return tuple([labels, images] + [aug(images) for aug in augs])` (DALI's augmentation
+        # gallery): a tuple, so each item is an output, however many the list holds
         info.returns_tuple = True
         return
     # One expression: one output, unless it is a multi-output operator's or reader's result.

@@ -453,3 +453,26 @@ def test_outputs_put_in_a_container_and_used_there_keep_the_pipeline(use):
 def test_outputs_in_a_tuple_given_to_a_call_still_convert():
     out = convert(PIPE + "pipe = p('d')\nj, l = pipe.run()\nprint((j, l))\n")
     assert "@pipeline_def" not in out and "dali-migrate:" not in out
+
+
+def test_a_slice_of_the_outputs_is_outputs_still_and_their_samples_convert():
+    out = convert(PIPE + "pipe = p('d')\nout = pipe.run()\nrest = out[1:]\nfirst = [o for o in out[:1]]\n"
+                         "x = rest[0].at(0)\ny = first[0].at(0)\n")
+    assert "x = np.array(rest[0].select(0))" in out and "y = np.array(first[0].select(0))" in out
+    assert "dali-migrate:" not in out
+
+
+def test_outputs_iterated_by_a_comprehension_that_does_more_than_pick_them_are_marked():
+    # each item would get TensorList methods on an ndd.Batch (it once stayed as written, unmarked)
+    out = convert(PIPE + "pipe = p('d')\nout = pipe.run()\nsamples = [o.at(0) for o in out]\n")
+    assert "pipeline outputs are iterated by `[o.at(0) for o in out]`, whose items dali-migrate does not follow" in out
+    assert "@pipeline_def" in out
+
+
+def test_a_pipeline_returning_tuple_of_a_list_gives_each_item_as_an_output():
+    out = convert("@pipeline_def(batch_size=4)\ndef p(root):\n    j, l = fn.readers.file(file_root=root)\n"
+                  "    return tuple([j] + [l])\n")
+    assert "outputs = tuple([j] + [l])" in out and "dali-migrate:" not in out
+    shadowed = convert("@pipeline_def(batch_size=4)\ndef p(root, tuple):\n    j, l = fn.readers.file(file_root=root)\n"
+                       "    return tuple([j] + [l])\n")
+    assert "is one output or several" in shadowed
