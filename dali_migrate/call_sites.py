@@ -140,7 +140,7 @@ class _ScopeNodes:
 
 _NESTED = frozenset({cst.FunctionDef, cst.Lambda, cst.ClassDef})  # (none has subclasses)
 # what _plan_nodes plans besides names: by exact type (none of these has subclasses)
-_PLANNED = frozenset({cst.Return, cst.Attribute, cst.ListComp, cst.Subscript, cst.Call})
+_PLANNED = frozenset({cst.Return, cst.Attribute, cst.ListComp, cst.Subscript, cst.Call, cst.IfExp})
 
 
 def _candidate_index(nodes: list) -> tuple:
@@ -232,6 +232,10 @@ def _kind(node, parents: Parents, state) -> Optional[str]:
             return "batch" if isinstance(node.slice[0].slice, cst.Index) else "outputs"
     if isinstance(node, cst.ListComp) and (_host_copies(node, parents, state) is not None or _picked_outputs(node, parents, state)):
         return "outputs"
+    if isinstance(node, cst.IfExp):
+        # `out[0] if flag else out[1]`: a batch either way (a mix is marked where it is used)
+        body = _kind(node.body, parents, state)
+        return body if body in ("batch", "outputs") and _kind(node.orelse, parents, state) == body else None
     return None
 
 
@@ -995,7 +999,7 @@ def _plan_nodes(scope, own, nodes, state, parents, site, pipe_rules, batch_rules
             _use(cpu_rule, copy, parents.statement(node), site, p)
             if elt is not copy:
                 p.rewrites[id(elt)] = (_TakeBody, site)
-        elif isinstance(node, (cst.Subscript, cst.Call, cst.ListComp)) and _kind(node, parents, state) in ("batch", "outputs"):
+        elif isinstance(node, (cst.Subscript, cst.Call, cst.ListComp, cst.IfExp)) and _kind(node, parents, state) in ("batch", "outputs"):
             # Subscripts and calls that yield batches (out[0], b.as_cpu()) or outputs (pipe.run())
             # are expressions of their own.
             _plan_expr(node, _kind(node, parents, state), parents, state, site, pipe_rules, batch_rules, p)
@@ -1924,6 +1928,11 @@ def _plan_expr(node, kind, parents, state, site, pipe_rules, batch_rules, p: Pla
         # an ndd.Batch) is not followed
         p.blockers.append((stmt, f"pipeline outputs are iterated by `{one_line(parents.of(parent))}`, whose items "
                                  "dali-migrate does not follow: convert by hand"))
+        return
+    if kind in ("outputs", "batch") and isinstance(parent, cst.IfExp) and node is not parent.test and _kind(parent, parents, state) is None:
+        # `out if flag else None`: what is done with the result (TensorList methods) is not followed
+        p.blockers.append((stmt, f"pipeline outputs are one arm of `{one_line(parent)}`, whose other arm is not the "
+                                 "same kind of DALI data: dali-migrate does not follow the result; convert by hand"))
         return
     if kind in ("outputs", "batch"):
         target = _handoff_target(node, parents)

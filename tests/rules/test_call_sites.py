@@ -476,3 +476,12 @@ def test_a_pipeline_returning_tuple_of_a_list_gives_each_item_as_an_output():
     shadowed = convert("@pipeline_def(batch_size=4)\ndef p(root, tuple):\n    j, l = fn.readers.file(file_root=root)\n"
                        "    return tuple([j] + [l])\n")
     assert "is one output or several" in shadowed
+
+
+def test_a_choice_between_outputs_is_an_output_and_a_choice_with_anything_else_is_marked():
+    out = convert(PIPE + "pipe = p('d')\nout = pipe.run()\nx = out[0] if flag else out[1]\nprint(x.at(0))\n"
+                         "print((out[1] if flag else out[0]).at(1))\n")
+    assert "print(np.array(x.select(0)))" in out and "print(np.array((out[1] if flag else out[0]).select(1)))" in out
+    assert "dali-migrate:" not in out
+    mixed = convert(PIPE + "pipe = p('d')\nout = pipe.run()\nx = out if flag else None\nprint(x[0].at(0))\n")
+    assert "pipeline outputs are one arm of `out if flag else None`, whose other arm is not the same kind" in mixed
