@@ -20,7 +20,7 @@ from dali_migrate.cst_util import chain_root, code, dotted, names_bound, one_lin
 from dali_migrate.parents import Parents
 from dali_migrate.pipeline_analysis import NOT_CONVERTED, PERF_ONLY, SETTINGS, PipelineInfo, CPU_ONLY_DEVICE_REASON, _synthetic, cpu_only_device
 from dali_migrate.rules import batch_device_check as device_check
-from dali_migrate.rules import sample_shape, sample_to_torch
+from dali_migrate.rules import batch_to_numpy, sample_shape, sample_to_torch
 from dali_migrate.rules.base import CallSiteRule
 from dali_migrate.rules.pipe_epoch_size import CannotConvert
 
@@ -1929,6 +1929,10 @@ def _plan_expr(node, kind, parents, state, site, pipe_rules, batch_rules, p: Pla
         p.blockers.append((stmt, f"pipeline outputs are iterated by `{one_line(parents.of(parent))}`, whose items "
                                  "dali-migrate does not follow: convert by hand"))
         return
+    if kind == "outputs" and batch_to_numpy.call_of(node, parents, site) is not None:
+        p.blockers.append((stmt, "numpy's array of the tuple of pipeline outputs (each a TensorList, which numpy read "
+                                 "as a dense array; an ndd.Batch it does not): convert by hand"))
+        return
     if kind in ("outputs", "batch") and isinstance(parent, cst.IfExp) and node is not parent.test and _kind(parent, parents, state) is None:
         # `out if flag else None`: what is done with the result (TensorList methods) is not followed
         p.blockers.append((stmt, f"pipeline outputs are one arm of `{one_line(parent)}`, whose other arm is not the "
@@ -1969,6 +1973,14 @@ def _plan_expr(node, kind, parents, state, site, pipe_rules, batch_rules, p: Pla
                                          "which dali-migrate does not follow: convert by hand"))
                 return
     if kind != "batch":
+        return
+    dense = batch_to_numpy.call_of(node, parents, site)
+    if dense is not None:
+        rule = batch_rules.get("__numpy__")
+        if rule is None:
+            p.blockers.append((stmt, "numpy's array of a whole TensorList needs rule batch-to-numpy, which is disabled"))
+        else:
+            _use(rule, dense, stmt, site, p)
         return
     sample = parent if isinstance(parent, cst.Subscript) and parent.value is node else None
     if isinstance(parent, cst.Attribute) and parent.value is node and parent.attr.value == "at":

@@ -40,6 +40,7 @@ EXAMPLES = {
                     "random_shuffle=True, initial_fill=64, seed=seed_or_random)"),
     "op-name": ("deprecated_aliases", "fn.file_reader(", "ndd.readers.File("),
     "batch-as-array": ("call_sites_tensorlist", "labels.as_array()", "np.array(ndd.as_tensor(labels))"),
+    "batch-to-numpy": ("call_sites_tensorlist", "np.asarray(labels)", "np.asarray(ndd.as_tensor(labels))"),
     "batch-as-tensor": ("call_sites_tensorlist", "images.as_tensor()", "ndd.as_tensor(images)"),
     "batch-cpu": ("call_sites_tensorlist", "images.as_cpu()", "images.cpu()"),
     "batch-len": ("call_sites_tensorlist", "len(images)", "images.batch_size"),

@@ -28,6 +28,7 @@ def show(root):
     host = images.cpu()
     dense = ndd.as_tensor(images)
     label_array = np.array(ndd.as_tensor(labels))
-    print(n, first.shape, np.asarray(second).shape, shapes, third, kind, np.array(host.select(0)), dense, label_array)
+    label_rows = np.asarray(ndd.as_tensor(labels))
+    print(n, first.shape, np.asarray(second).shape, shapes, third, kind, np.array(host.select(0)), dense, label_array, label_rows)
     print(np.array(np.array(outputs[1].select(0))))
     return label_array

@@ -25,6 +25,7 @@ def show(root):
     host = images.as_cpu()
     dense = images.as_tensor()
     label_array = labels.as_array()
-    print(n, first.shape, np.asarray(second).shape, shapes, third, kind, host.at(0), dense, label_array)
+    label_rows = np.asarray(labels)
+    print(n, first.shape, np.asarray(second).shape, shapes, third, kind, host.at(0), dense, label_array, label_rows)
     print(np.array(outputs[1].at(0)))
     return label_array
