@@ -239,6 +239,18 @@ def _kind(node, parents: Parents, state) -> Optional[str]:
     return None
 
 
+def _iterating(node, parents: Parents):
+    """The loop, comprehension or builtin call that iterates ``node`` (a TensorList), or None."""
+    parent = parents.of(node)
+    if isinstance(parent, (cst.For, cst.CompFor)) and parent.iter is node:
+        return parent if isinstance(parent, cst.For) else parents.of(parent)
+    call = parents.of(parent) if isinstance(parent, cst.Arg) and parent.value is node and not parent.keyword else None
+    if (isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value in _CARRIERS
+            and call.func.value not in ("next", "dict") and not _shadowed(call.func.value, parents)):
+        return call
+    return None
+
+
 def _picked_outputs(comp, parents: Parents, state) -> bool:
     """``[out for out in outputs]`` (an ``if`` may drop some): a list of some of the outputs, each
     as it is (DALI's color-space notebook copies slices of the outputs so)."""
@@ -1973,6 +1985,12 @@ def _plan_expr(node, kind, parents, state, site, pipe_rules, batch_rules, p: Pla
                                          "which dali-migrate does not follow: convert by hand"))
                 return
     if kind != "batch":
+        return
+    iterated = _iterating(node, parents)
+    if iterated is not None:
+        p.blockers.append((stmt, f"a TensorList is iterated here (`{one_line(iterated)}`): its samples were TensorCPU/"
+                                 "TensorGPU objects, an ndd.Batch's are ndd.Tensor, whose methods and printed form "
+                                 "differ: convert by hand (batch.select(i), or np.array of each sample)"))
         return
     dense = batch_to_numpy.call_of(node, parents, site)
     if dense is not None:

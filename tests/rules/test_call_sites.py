@@ -485,3 +485,12 @@ def test_a_choice_between_outputs_is_an_output_and_a_choice_with_anything_else_i
     assert "dali-migrate:" not in out
     mixed = convert(PIPE + "pipe = p('d')\nout = pipe.run()\nx = out if flag else None\nprint(x[0].at(0))\n")
     assert "pipeline outputs are one arm of `out if flag else None`, whose other arm is not the same kind" in mixed
+
+
+def test_iterating_a_tensorlist_is_marked():
+    # its samples were TensorCPU objects; an ndd.Batch's are ndd.Tensor (DALI's conditionals
+    # notebook then called .as_cpu() on each, an AttributeError once converted)
+    for use in ("for s in l:\n    print(s.shape())\n", "pairs = list(enumerate(l))\n", "firsts = [s for s in l]\n"):
+        out = convert(PIPE + "pipe = p('d')\nj, l = pipe.run()\n" + use)
+        assert "a TensorList is iterated here" in out, use
+        assert "@pipeline_def" in out
