@@ -445,7 +445,7 @@ def plan(module, parents: Parents, pipelines: dict, rules, ndd: str, numpy: Opti
     for name, info in pipelines.items():
         p = Plan()
         plans[name] = p
-        p.blockers.extend((info.func, reason) for reason in _read_late(info.func, parents))
+        p.blockers.extend((info.func, reason) for reason in _read_late(info.func, parents, info.__dict__.get("_read_when_made", ())))
         # The pipeline function itself, then any function that returns what it made (a factory:
         # `def make(): pipe = p(...); pipe.build(); return pipe`), whose callers hold it too.
         # A factory may also be a method called on `self` in its class (a _Method), and the
@@ -1398,17 +1398,19 @@ def _literal(expr) -> bool:
     return False
 
 
-def _read_late(func: cst.FunctionDef, parents: Parents) -> list:
+def _read_late(func: cst.FunctionDef, parents: Parents, read_when_made=()) -> list:
     """Why a pipeline function defined inside another function (a ``with pipe:`` graph there, made
     a function of its own) would not see the values its graph saw: it reads the enclosing
     function's names when the generator runs, the pipeline read them when its graph was defined.
-    So a name it reads must not be bound again, nor changed in place, after the definition."""
+    So a name it reads must not be bound again, nor changed in place, after the definition.
+    ``read_when_made``: module variables the converted function reads when it is called, as the
+    pipeline did (rules/pipeline_def.py's eager form), not when its generator runs."""
     outer = parents.scope(func)
     if outer is None and id(func) in parents.span:
         # a module-level pipeline: the pipeline read module variables when it was made, the
         # converted generator reads them when it first runs; one bound again anywhere in the module
         # (or declared global) may hold another value by then
-        reads = cst_walk.variables(func.body) - {n for n, _ in _own_bindings(func, parents)}
+        reads = cst_walk.variables(func.body) - {n for n, _ in _own_bindings(func, parents)} - set(read_when_made)
         if not reads:
             return []
         start = parents.span[id(func)][0]

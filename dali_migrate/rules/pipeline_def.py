@@ -280,8 +280,17 @@ def build(info: PipelineInfo, ctx, statements: list, returned: cst.BaseExpressio
         from dali_migrate import fed_inputs
 
         tail = fed_inputs.run_function(head, _no_blank_start(loop_body), value, ctx_name, ctx.fed_inputs, keep)
-    elif any(_may_act(node, nd, _param_names(info.func.params)) for node in made_with):
-        tail = _made_eagerly(info.func, head, tail, taken)
+    else:
+        # module variables the pipeline read only when it was made (a reader's arguments, set-up
+        # code), which the module binds again (a notebook's later cell, `global`): read there by
+        # the converted function too, not at the generator's first next() (call_sites._read_late
+        # leaves them be)
+        own = _param_names(_with_settings(info.func.params, info)) | set().union(*(legacy._bindings(stmt) for stmt in head))
+        made_reads = set().union(*(cst_walk.variables(node) for node in made_with)) - own if made_with else set()
+        rebound = (made_reads - set().union(*(cst_walk.variables(node) for node in tail))) & _bound_again(ctx.module)
+        if rebound or any(_may_act(node, nd, _param_names(info.func.params)) for node in made_with):
+            tail = _made_eagerly(info.func, head, tail, taken)
+            info.__dict__["_read_when_made"] = frozenset(made_reads - set().union(*(cst_walk.variables(n) for n in tail)))
 
     func = info.func
     return func.with_changes(
@@ -291,6 +300,41 @@ def build(info: PipelineInfo, ctx, statements: list, returned: cst.BaseExpressio
         leading_lines=[*func.leading_lines, *info.decorator.leading_lines, *_comment_of(info.decorator), *func.lines_after_decorators],
         lines_after_decorators=[],
     )
+
+
+def _bound_again(module) -> frozenset:
+    """Names the module may bind more than once: assigned (or imported) by two statements outside
+    functions and classes, bound by a module-level loop, or declared global in a function."""
+    if module is None:
+        return frozenset()
+    return cst_walk.remembered(_find_bound_again, module)
+
+
+def _find_bound_again(module) -> frozenset:
+    from dali_migrate.cst_util import names_bound
+
+    counts: dict = {}
+    again: set = set()
+    stack = [(stmt, False) for stmt in module.body]
+    while stack:
+        node, in_loop = stack.pop()
+        kind = type(node)
+        if kind in (cst.FunctionDef, cst.ClassDef):
+            for n in cst_walk.walk(node):
+                if type(n) is cst.Global:
+                    again.update(g.name.value for g in n.names)
+            counts[node.name.value] = counts.get(node.name.value, 0) + (2 if in_loop else 1)
+            continue
+        bound = set()
+        if kind in (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.NamedExpr):
+            bound = names_bound(node.target)
+        elif kind is cst.AsName:
+            bound = names_bound(node.name)
+        for name in bound:
+            counts[name] = counts.get(name, 0) + (2 if in_loop else 1)
+        loop = in_loop or kind in (cst.For, cst.While)
+        stack.extend((child, loop) for child in cst_walk.children(node) if type(child) is not cst.Lambda)
+    return frozenset(again | {n for n, c in counts.items() if c > 1})
 
 
 #: builtins that only compute a value from their arguments (a call of anything else may act)

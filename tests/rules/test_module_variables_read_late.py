@@ -1,6 +1,9 @@
-"""A module-level pipeline reads module variables when it is made; the converted generator reads them
-when it first runs. A name bound again after the def (or by a function, `global`) may hold another
-value by then: such a pipeline stays, with a marker naming the variable (call_sites._read_late)."""
+"""A module-level pipeline reads module variables when it is made. The converted function reads
+those its graph reads every iteration, in the loop: a name bound again after the def (or by a
+function, `global`) may hold another value by then, so such a pipeline stays, with a marker naming
+the variable (call_sites._read_late). Those read only when the pipeline is made (a reader's
+arguments) are read when the converted function is called, as the pipeline read them (the eager
+form, rules/pipeline_def.py), and convert."""
 
 import textwrap
 from pathlib import Path
@@ -20,8 +23,8 @@ SHUFFLE = True
 
 @pipeline_def(num_threads=2, device_id=None, seed=3)
 def pipe_fn(root):
-    jpegs, labels = fn.readers.file(file_root=root, random_shuffle=SHUFFLE, name="Reader")
-    return jpegs, labels
+    jpegs, labels = fn.readers.file(file_root=root, name="Reader")
+    return jpegs, labels * (2 if SHUFFLE else 1)
 """
 
 
@@ -76,7 +79,7 @@ def test_names_bound_only_before_the_def_or_to_the_same_module_convert(header):
 
 def test_a_class_defined_once_after_the_pipeline_converts():
     # (its one binding runs while the module loads, before any function makes the pipeline)
-    r = convert_source(PIPE.replace("return jpegs, labels", "return jpegs, (labels if Later else labels)") + textwrap.dedent("""
+    r = convert_source(PIPE.replace("return jpegs, labels * (2 if SHUFFLE else 1)", "return jpegs, (labels if Later else labels)") + textwrap.dedent("""
         def first_labels(root):
             pipe = pipe_fn(root, batch_size=4)
             pipe.build()
@@ -90,16 +93,16 @@ def test_a_class_defined_once_after_the_pipeline_converts():
 
 
 def test_the_marked_case_did_differ(fixture_data, tmp_path):
-    # what converting it would have done: the converted generator reads SHUFFLE at its first next(),
-    # after the module bound it again, and gives the files in another order than the pipeline
+    # what converting it would have done: the converted loop reads SHUFFLE every iteration, after
+    # the module bound it again, and gives other labels than the pipeline
     from nvidia.dali import fn, pipeline_def
 
     root = str(fixture_data / "images")
 
     @pipeline_def(num_threads=2, device_id=None, seed=3)
     def made_with(shuffle):
-        _, labels = fn.readers.file(file_root=root, random_shuffle=shuffle, name="Reader")
-        return labels
+        _, labels = fn.readers.file(file_root=root, name="Reader")
+        return labels * (2 if shuffle else 1)
 
     def first(shuffle):
         p = made_with(shuffle, batch_size=8)
@@ -153,8 +156,8 @@ from nvidia.dali import fn, pipeline_def
 
 @pipeline_def(num_threads=2, device_id=None, seed=3)
 def pipe_fn():
-    jpegs, labels = fn.readers.file(file_root=args.data, random_shuffle=args.shuffle, name="Reader")
-    return jpegs, labels
+    jpegs, labels = fn.readers.file(file_root=args.data, name="Reader")
+    return jpegs, labels * (2 if args.shuffle else 1)
 
 
 def parse():
@@ -318,3 +321,63 @@ def test_global_args_bound_once_at_module_level_and_only_changed_in_attributes_c
     # the same function binding it after making the pipeline keeps the pipeline
     r = convert_source(ARGS_PIPE + textwrap.dedent(tail.replace("pipe.build()\n", "pipe.build()\n            args = parse()\n")))
     assert any("`args`" in m.reason and LATE in m.reason for m in r.markers), r.output
+
+
+READER_PIPE = """\
+from nvidia.dali import fn, pipeline_def
+
+SHUFFLE = True
+
+
+@pipeline_def(num_threads=2, device_id=None, seed=3)
+def pipe_fn(root):
+    jpegs, labels = fn.readers.file(file_root=root, random_shuffle=SHUFFLE, name="Reader")
+    return labels
+
+
+def first_labels(root):
+    pipe = pipe_fn(root, batch_size=8)
+    pipe.build()
+    return pipe
+
+
+SHUFFLE = False
+"""
+
+
+def test_a_variable_only_a_reader_reads_is_read_when_the_pipeline_is_made():
+    # (DALI's numpy-reader and LMDB notebooks: `files` / `db_folder` bound again in a later cell)
+    r = convert_source(READER_PIPE)
+    assert not r.markers, r.output
+    assert "# the code above runs when the pipeline is made, as in pipeline mode" in r.output
+    head = r.output.split("def batches():")[0]
+    assert "random_shuffle=SHUFFLE" in head  # the reader is made before the generator
+
+
+def test_the_reader_gets_the_value_bound_when_the_pipeline_was_made(fixture_data, tmp_path):
+    # made while SHUFFLE is True, run after the module bound it to False: each side gives what it
+    # gives when nothing is bound again (shuffled), not the files in order
+    from _modules import load_source
+
+    root = str(fixture_data / "images")
+    original = load_source(tmp_path, "original", READER_PIPE)
+    converted = load_source(tmp_path, "converted", convert_source(READER_PIPE).output)
+    for mod, first in ((original, lambda p: p.run()[0]), (converted, lambda g: next(g)[0])):
+        orders = []
+        for rebind in (True, False):
+            mod.SHUFFLE = True
+            made = mod.first_labels(root)
+            if rebind:
+                mod.SHUFFLE = False
+            orders.append([int(x.item()) for x in to_list_any(first(made))])
+        mod.SHUFFLE = False
+        in_order = [int(x.item()) for x in to_list_any(first(mod.first_labels(root)))]
+        assert orders[0] == orders[1] != in_order, mod.__name__
+
+
+def to_list_any(batch):
+    import numpy as np
+
+    if hasattr(batch, "select"):
+        return [np.asarray(batch.select(i)) for i in range(batch.batch_size)]
+    return [np.asarray(batch[i]) for i in range(len(batch))]
