@@ -1038,8 +1038,10 @@ def _is_dali_import_line(stmt) -> bool:
 
 
 def _add_import(module: cst.Module, line: str, before_dali: bool = False) -> cst.Module:
-    """Put the import after the last top-level DALI import (or before the first, for numpy),
-    else after the last import, else at the top."""
+    """Put the import after the last DALI import of the file's first run of import lines that holds
+    one (or before the first DALI import, for numpy), else after the last import, else at the top.
+    (Not after the file's last DALI import: a notebook imports DALI again in a later cell, and code
+    of the cells before it would run without the new import.)"""
     new_stmt = templates.statement(line + "\n")
     body = list(module.body)
     anchor = None
@@ -1049,6 +1051,8 @@ def _add_import(module: cst.Module, line: str, before_dali: bool = False) -> cst
             if before_dali:
                 anchor = i - 1
                 break
+        elif anchor is not None and not _is_import_line(stmt):
+            break
     if anchor is None:
         for i, stmt in enumerate(body):
             if _is_import_line(stmt):
