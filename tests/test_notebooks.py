@@ -427,3 +427,17 @@ def test_ndd_is_imported_in_the_cell_whose_dali_imports_it_replaces():
     first, _, plotting, _ = _sources(result.output)
     assert "import nvidia.dali.experimental.dynamic as ndd" in first
     assert plotting == "import matplotlib.pyplot as plt\n\ndef show(x):\n    plt.imshow(x)\n"
+
+
+def test_the_ndd_import_lands_in_the_first_cell_that_imports_dali():
+    # DALI's LMDB notebook imports DALI again in a later cell: the import once landed there, after
+    # the first cell's converted pipeline, which then raised NameError when the cells ran in order
+    first = ("import nvidia.dali.types as types\nfrom nvidia.dali import fn, pipeline_def\n\n"
+             "@pipeline_def(batch_size=2, num_threads=1, device_id=None)\ndef p():\n"
+             "    return fn.cast(fn.random.uniform(), dtype=types.INT32)\n")
+    later = "import nvidia.dali.types as types\nprint(types.INT32)"
+    r = _convert(_nb(("code", first), ("code", "pipe = p()\npipe.build()\nout = pipe.run()"), ("code", later)),
+                 convert=engine.convert_source)
+    cells = _sources(r.output)
+    assert "import nvidia.dali.experimental.dynamic as ndd" in cells[0]
+    assert "experimental.dynamic" not in cells[2]
