@@ -51,6 +51,9 @@ class Site:
     #: (the call, the function) that hands a list of these pipelines to the function where the
     #: receiver is used: the arguments they were made with are not visible there (pipe_lists.py)
     handed: Optional[tuple] = None
+    #: the code is shared by pipelines of either device (a function handed the outputs of a CPU and
+    #: of a GPU pipeline): rules write the form that serves both (rules/batch_select.py)
+    any_device: bool = False
 
 
 @dataclasses.dataclass
@@ -249,6 +252,28 @@ def _iterating(node, parents: Parents):
             and call.func.value not in ("next", "dict") and not _shadowed(call.func.value, parents)):
         return call
     return None
+
+
+def _samples_read_by_numpy(iterated, parents: Parents, site) -> bool:
+    """Is every use of the samples a loop or comprehension over a TensorList gets numpy's
+    ``array``/``asarray`` of the sample alone (``[np.asarray(t).shape for t in tl]``)? numpy reads the
+    same values from a TensorCPU as from an ndd.Tensor."""
+    if isinstance(iterated, cst.For):
+        target, within = iterated.target, [iterated.body]
+    elif isinstance(iterated, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
+        target, within = iterated.for_in.target, [iterated.elt, *(c.search for c in iterated.for_in.ifs)]
+    else:
+        return False
+    if not isinstance(target, cst.Name) or not site.numpy:
+        return False
+    uses = [n for w in within for n in parents.find(cst.Name, within=w) if n.value == target.value]
+    for n in uses:
+        arg, call = parents.of(n), parents.of(parents.of(n))
+        if not (isinstance(arg, cst.Arg) and arg.value is n and arg.keyword is None and not arg.star
+                and isinstance(call, cst.Call) and len(call.args) == 1
+                and m.matches(call.func, m.Attribute(value=m.Name(site.numpy), attr=m.Name("array") | m.Name("asarray")))):
+            return False
+    return bool(uses)
 
 
 def _picked_outputs(comp, parents: Parents, state) -> bool:
@@ -671,11 +696,18 @@ def _check_handoffs(plans: dict, parents: Parents) -> None:
             if arg is None or id(arg) not in passed:
                 what = "a pipeline" if kind == "pipe" else "pipeline outputs"
                 reasons.append((parents.statement(call), f"{fname}() gets {what} in `{param}` elsewhere, but here something dali-migrate cannot follow: convert {fname}() and its calls by hand"))
-        rendered: dict = {}
-        for q in group:
-            for node_id, (node, rule, site) in q.shared_rewrites.items():
-                new = rule.rewrite(node, _receiver(node), site)
-                rendered.setdefault(node_id, set()).add(None if new is None else code(new))
+        rendered = _shared_forms(group)
+        if any(len(forms) > 1 for forms in rendered.values()):
+            # one pipeline's outputs on the CPU, another's on the GPU (DALI's brightness/contrast
+            # notebook shows both through one display()): the form that serves either device
+            for q in group:
+                for node_id, (node, rule, site) in list(q.shared_rewrites.items()):
+                    either = dataclasses.replace(site, any_device=True)
+                    q.shared_rewrites[node_id] = (node, rule, either)
+                    if node_id in q.rewrites:
+                        q.rewrites[node_id] = (rule, either)
+                        q.helpers.update(rule.needs(node, either))
+            rendered = _shared_forms(group)
         for node_id, forms in rendered.items():
             if len(forms) > 1:
                 node = _node_by_id(node_id, parents)
@@ -687,6 +719,16 @@ def _check_handoffs(plans: dict, parents: Parents) -> None:
         for name, q in plans.items():
             if q in group:
                 q.share_with |= set(names) - {name}
+
+
+def _shared_forms(group: list) -> dict:
+    """{id(node): the set of codes the plans of ``group`` would write for that node of a shared function}."""
+    rendered: dict = {}
+    for q in group:
+        for node_id, (node, rule, site) in q.shared_rewrites.items():
+            new = rule.rewrite(node, _receiver(node), site)
+            rendered.setdefault(node_id, set()).add(None if new is None else code(new))
+    return rendered
 
 
 def _in_dead_tuple_branch(node, func, param: str, parents: Parents) -> bool:
@@ -1989,7 +2031,7 @@ def _plan_expr(node, kind, parents, state, site, pipe_rules, batch_rules, p: Pla
     if kind != "batch":
         return
     iterated = _iterating(node, parents)
-    if iterated is not None:
+    if iterated is not None and not _samples_read_by_numpy(iterated, parents, site):
         p.blockers.append((stmt, f"a TensorList is iterated here (`{one_line(iterated)}`): its samples were TensorCPU/"
                                  "TensorGPU objects, an ndd.Batch's are ndd.Tensor, whose methods and printed form "
                                  "differ: convert by hand (batch.select(i), or np.array of each sample)"))

@@ -33,7 +33,7 @@ _SOURCE = '''def {name}(batch, i):
 
 
 def _on_cpu(receiver, site) -> bool:
-    if not site.pipeline.uses_gpu:
+    if not site.pipeline.uses_gpu and not getattr(site, "any_device", False):
         return True
     return isinstance(receiver, cst.Call) and m.matches(receiver.func, m.Attribute(attr=m.Name("cpu") | m.Name("as_cpu")))
 
