@@ -217,14 +217,30 @@ def build(dest: Path, wanted: Iterable[str] = ()) -> dict:
         for extra in ("db/MNIST/training", "db/MNIST/testing"):
             shutil.rmtree(dest / extra)
             shutil.copytree(fixtures / "mnist-caffe2-lmdb", dest / extra)
-    if "tfrecord" not in skipped:
-        # DALI_extra's ImageNet TFRecord numbers classes from 1 (TensorFlow's ImageNet labels,
-        # 1..1000), and DALI's various-readers examples assert that range: the same records with
-        # labels from 1
-        ones = fixtures / "tfrecord-from-1"
-        load_generator().make_tfrecord(ones, label_base=1)
-        for extra in ("db/tfrecord/train", "db/tfrecord/train.idx"):
-            shutil.copy2(ones / LAYOUT[extra], dest / extra)
+    # DALI_extra's ImageNet-like sets (the Caffe LMDB, RecordIO and TFRecord files) hold images of
+    # a few hundred pixels, which DALI's examples crop to 224 x 224; its TFRecord numbers classes
+    # from 1 (TensorFlow's ImageNet labels, 1..1000: the various-readers examples assert that
+    # range) and names them in image/class/text. The stand-in's copies are made so.
+    gen = load_generator()
+    imagenet_like = {
+        "caffe_lmdb": (lambda out: gen.make_caffe_lmdb(out, size=256), ("db/lmdb",)),
+        "caffe2_lmdb": (lambda out: gen.make_caffe2_lmdb(out, size=256), ("db/c2lmdb",)),
+        "recordio": (lambda out: gen.make_recordio(out, size=256), ("db/recordio/train.rec", "db/recordio/train.idx")),
+        "tfrecord": (lambda out: gen.make_tfrecord(out, label_base=1, size=256, class_text=True),
+                     ("db/tfrecord/train", "db/tfrecord/train.idx")),
+    }
+    for fmt, (make, extras) in imagenet_like.items():
+        if fmt in skipped:
+            continue
+        made = fixtures / f"{fmt}-imagenet-like"
+        make(made)
+        for extra in extras:
+            src, dst = made / LAYOUT[extra], dest / extra
+            if dst.is_dir():
+                shutil.rmtree(dst)
+                shutil.copytree(src, dst)
+            else:
+                shutil.copy2(src, dst)
     for path in sorted(set(wanted)):
         if _has_glob(path) or (dest / path).exists():
             continue

@@ -337,6 +337,8 @@ def test_examples_data_stand_in_lists_what_it_holds(tmp_path):
 
 def test_the_stand_ins_tfrecord_numbers_classes_from_1_as_dali_extras_does(tmp_path):
     # DALI's various-readers examples assert labels in (1, 1000) for db/tfrecord/train
+    import numpy as np
+
     pytest = __import__("pytest")
     pytest.importorskip("nvidia.dali")
     sys.path.insert(0, str(SCRIPT.parent))
@@ -353,13 +355,18 @@ def test_the_stand_ins_tfrecord_numbers_classes_from_1_as_dali_extras_does(tmp_p
     @pipeline_def(batch_size=10, num_threads=1, device_id=None)
     def read():
         rec = fn.readers.tfrecord(path=str(extra / "db/tfrecord/train"), index_path=str(extra / "db/tfrecord/train.idx"),
-                                  features={"image/class/label": tfrec.FixedLenFeature([1], tfrec.int64, -1)})
-        return rec["image/class/label"]
+                                  features={"image/class/label": tfrec.FixedLenFeature([1], tfrec.int64, -1),
+                                            "image/class/text": tfrec.FixedLenFeature([], tfrec.string, ""),
+                                            "image/encoded": tfrec.FixedLenFeature([], tfrec.string, "")})
+        return rec["image/class/label"], rec["image/class/text"], fn.peek_image_shape(rec["image/encoded"])
 
     pipe = read()
     pipe.build()
-    (labels,) = pipe.run()
+    labels, text, shapes = pipe.run()
     assert sorted({int(x) for x in labels.as_array().ravel()}) == [1, 2, 3]
+    assert bytes(np.asarray(text[0])).decode() in ("circle", "square", "triangle")
+    # (DALI's ImageNet examples crop 224 x 224 out of DALI_extra's images)
+    assert all(tuple(np.asarray(shapes[i]))[:2] == (256, 256) for i in range(len(shapes)))
 
 
 def test_the_stand_ins_mnist_holds_28x28_images_labelled_0_to_9(tmp_path):
