@@ -316,6 +316,38 @@ def _host_copies(comp, parents: Parents, state):
     return None
 
 
+class _HasAsCpu:
+    """Rewrites ``hasattr(tl, "as_cpu")`` to ``True``: every TensorList of DALI 2.4 has as_cpu()
+    (an ndd.Batch has not: the test would be false, and the copy it guards skipped)."""
+
+    id = "batch-cpu"
+    summary = "TensorList.as_cpu() becomes Batch.cpu()"
+    receiver = "batch"
+
+    @staticmethod
+    def blocker(node, site):
+        return None
+
+    @staticmethod
+    def needs(node, site):
+        return {}
+
+    @staticmethod
+    def rewrite(node, receiver, site):
+        return cst.Name("True")
+
+
+def _hasattr_call(node, parents: Parents):
+    """The builtin ``hasattr(node, "<name>")`` call whose first argument is ``node``, and the name; or None."""
+    arg = parents.of(node)
+    call = parents.of(arg) if isinstance(arg, cst.Arg) and arg.value is node and arg.keyword is None else None
+    if not (isinstance(call, cst.Call) and m.matches(call.func, m.Name("hasattr")) and len(call.args) == 2
+            and call.args[0] is arg and not _shadowed("hasattr", parents)):
+        return None
+    name = call.args[1].value
+    return call, (name.evaluated_value if isinstance(name, cst.SimpleString) else None)
+
+
 class _TakeBody:
     """Rewrites ``a if hasattr(x, "as_cpu") else x`` to ``a`` (see _host_copies)."""
 
@@ -2029,6 +2061,15 @@ def _plan_expr(node, kind, parents, state, site, pipe_rules, batch_rules, p: Pla
                                          "which dali-migrate does not follow: convert by hand"))
                 return
     if kind != "batch":
+        return
+    probed = _hasattr_call(node, parents)
+    if probed is not None:
+        call, attr = probed
+        if attr == "as_cpu" and batch_rules.get("as_cpu") is not None:
+            _use(_HasAsCpu, call, stmt, site, p)
+        else:
+            p.blockers.append((stmt, f"`{one_line(call)}` asks a TensorList for an attribute: an ndd.Batch has other "
+                                     "attributes (the answer would change): convert by hand"))
         return
     iterated = _iterating(node, parents)
     if iterated is not None and not _samples_read_by_numpy(iterated, parents, site):

@@ -517,3 +517,11 @@ def test_iterating_a_tensorlist_only_to_give_each_sample_to_numpy_converts():
     out = convert(PIPE + "import numpy as np\npipe = p('d')\nj, l = pipe.run()\nshapes = [np.asarray(t).shape for t in l]\n"
                          "for s in j:\n    print(np.array(s).sum())\n")
     assert "dali-migrate:" not in out and "shapes = [np.asarray(t).shape for t in l]" in out
+
+
+def test_hasattr_of_a_tensorlist_keeps_its_answer():
+    # every TensorList has as_cpu(); an ndd.Batch has not: the guarded copy would be skipped
+    out = convert(PIPE + "pipe = p('d')\nj, l = pipe.run()\nif hasattr(l, 'as_cpu'):\n    l = l.as_cpu()\nprint(l.at(0))\n")
+    assert "if True:\n    l = l.cpu()\n" in out and "dali-migrate:" not in out
+    other = convert(PIPE + "pipe = p('d')\nj, l = pipe.run()\nprint(hasattr(l, 'at'))\n")
+    assert "`hasattr(l, 'at')` asks a TensorList for an attribute" in other
