@@ -189,7 +189,9 @@ def _bound_in(node, parents: Parents) -> set:
 
 def _find_bound_in(node, parents: Parents) -> set:
     found = set()
-    for t in parents.find((cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.AsName, cst.NamedExpr), within=node):
+    # (a comprehension's names are its own: one the module tracks, spelled so in a function's
+    # comprehension, is no read of the module's)
+    for t in parents.find((cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor, cst.AsName, cst.NamedExpr), within=node):
         found |= names_bound(t.name if isinstance(t, cst.AsName) else t.target)
     return found
 
@@ -419,7 +421,8 @@ def _shadowed(builtin: str, parents: Parents) -> bool:
 
 def _track_names(nodes: list, state: _State, parents: Parents) -> list:
     """Grow the sets of names that hold pipeline outputs; return the assignments that break tracking."""
-    assigns = [n for n in nodes if type(n) is cst.Assign or type(n) is cst.For]  # (neither has subclasses)
+    # (none has subclasses; a comprehension's `for out in outputs` binds one output a time, as a loop does)
+    assigns = [n for n in nodes if type(n) is cst.Assign or type(n) is cst.For or type(n) is cst.CompFor]
     changed = True
     while changed:
         changed = False
@@ -437,7 +440,7 @@ def _track_names(nodes: list, state: _State, parents: Parents) -> list:
                 continue
             targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
             for target in targets:
-                if isinstance(node, cst.For):
+                if isinstance(node, (cst.For, cst.CompFor)):
                     kind_here = "batch" if kind == "outputs" else None
                     if kind_here and isinstance(target, cst.Name) and target.value not in state.batches:
                         state.batches.add(target.value)
@@ -2011,7 +2014,9 @@ def _plan_expr(node, kind, parents, state, site, pipe_rules, batch_rules, p: Pla
             return
         _use(rule, call, stmt, site, p)
         return
-    if kind == "outputs" and isinstance(parent, cst.CompFor) and parent.iter is node and _kind(parents.of(parent), parents, state) != "outputs":
+    if (kind == "outputs" and isinstance(parent, cst.CompFor) and parent.iter is node
+            and not (isinstance(parent.target, cst.Name) and parent.target.value in state.batches)
+            and _kind(parents.of(parent), parents, state) != "outputs"):
         # `[f(out) for out in outputs]`: what is done with each output there (TensorList methods on
         # an ndd.Batch) is not followed
         p.blockers.append((stmt, f"pipeline outputs are iterated by `{one_line(parents.of(parent))}`, whose items "

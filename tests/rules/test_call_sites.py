@@ -464,11 +464,16 @@ def test_a_slice_of_the_outputs_is_outputs_still_and_their_samples_convert():
     assert "dali-migrate:" not in out
 
 
-def test_outputs_iterated_by_a_comprehension_that_does_more_than_pick_them_are_marked():
-    # each item would get TensorList methods on an ndd.Batch (it once stayed as written, unmarked)
-    out = convert(PIPE + "pipe = p('d')\nout = pipe.run()\nsamples = [o.at(0) for o in out]\n")
-    assert "pipeline outputs are iterated by `[o.at(0) for o in out]`, whose items dali-migrate does not follow" in out
-    assert "@pipeline_def" in out
+def test_each_output_a_comprehension_iterates_is_a_batch_whose_uses_convert():
+    # (it once stayed as written, unmarked: TensorList methods on each ndd.Batch)
+    out = convert(PIPE + "pipe = p('d')\nout = pipe.run()\nsamples = [o.at(0) for o in out]\n"
+                         "host = [o.as_cpu().at(1) if hasattr(o, 'as_cpu') else o.at(1) for o in out]\n")
+    assert "samples = [np.array(o.select(0)) for o in out]" in out
+    assert "host = [np.array(o.cpu().select(1)) if True else np.array(o.select(1)) for o in out]" in out
+    assert "dali-migrate:" not in out
+    # the comprehension's name also holding something else cannot be followed by name
+    clash = convert(PIPE + "pipe = p('d')\nout = pipe.run()\nsamples = [o.at(0) for o in out]\no = 3\n")
+    assert "a name holding pipeline outputs is also assigned other values here" in clash
 
 
 def test_a_pipeline_returning_tuple_of_a_list_gives_each_item_as_an_output():
@@ -525,3 +530,11 @@ def test_hasattr_of_a_tensorlist_keeps_its_answer():
     assert "if True:\n    l = l.cpu()\n" in out and "dali-migrate:" not in out
     other = convert(PIPE + "pipe = p('d')\nj, l = pipe.run()\nprint(hasattr(l, 'at'))\n")
     assert "`hasattr(l, 'at')` asks a TensorList for an attribute" in other
+
+
+def test_a_functions_own_comprehension_name_is_no_read_of_a_tracked_one():
+    # DALI's color-space notebook: `elem` picks outputs at module level, and a function of the
+    # file spells `elem` in a comprehension of its own
+    out = convert(PIPE + "pipe = p('d')\nout = pipe.run()\nfirst = [elem for elem in out[:1]]\n\n"
+                         "def titles(names):\n    return [elem + '!' for elem in names]\n\nprint(first[0].at(0), titles(['a']))\n")
+    assert "dali-migrate:" not in out and "np.array(first[0].select(0))" in out
