@@ -2084,11 +2084,8 @@ def _plan_expr(node, kind, parents, state, site, pipe_rules, batch_rules, p: Pla
         return
     dense = batch_to_numpy.call_of(node, parents, site)
     if dense is not None:
-        rule = batch_rules.get("__numpy__")
-        if rule is None:
-            p.blockers.append((stmt, "numpy's array of a whole TensorList needs rule batch-to-numpy, which is disabled"))
-        else:
-            _use(rule, dense, stmt, site, p)
+        _use_whole_call(batch_rules, "__numpy__", dense, stmt, site, p,
+                        "numpy's array of a whole TensorList needs rule batch-to-numpy, which is disabled")
         return
     sample = parent if isinstance(parent, cst.Subscript) and parent.value is node else None
     if isinstance(parent, cst.Attribute) and parent.value is node and parent.attr.value == "at":
@@ -2096,11 +2093,8 @@ def _plan_expr(node, kind, parents, state, site, pipe_rules, batch_rules, p: Pla
     to_torch = sample_to_torch.call_of(sample, parents, site.names) if sample is not None else None
     if to_torch is not None:
         # to_torch_tensor(tl[i], copy) as a whole: it cannot read the ndd.Tensor that select(i) gives
-        rule = batch_rules.get("__to_torch__")
-        if rule is None:
-            p.blockers.append((stmt, "to_torch_tensor() of a sample needs rule sample-to-torch, which is disabled"))
-        else:
-            _use(rule, to_torch, stmt, site, p)
+        _use_whole_call(batch_rules, "__to_torch__", to_torch, stmt, site, p,
+                        "to_torch_tensor() of a sample needs rule sample-to-torch, which is disabled")
         return
     if isinstance(parent, cst.Attribute) and parent.value is node:
         call = parents.of(parent)
@@ -2346,6 +2340,16 @@ def _iterator_call(node, parents, site):
     if cur is not first and not (cur.keyword is not None and cur.keyword.value == "pipelines"):
         return None
     return call, q
+
+
+def _use_whole_call(batch_rules: dict, key: str, call, stmt, site, p: Plan, disabled: str) -> None:
+    """Plan the rule of ``batch_rules[key]`` on ``call``, a call that takes a batch or a sample
+    (numpy's array, to_torch_tensor), or say that it is disabled."""
+    rule = batch_rules.get(key)
+    if rule is None:
+        p.blockers.append((stmt, disabled))
+    else:
+        _use(rule, call, stmt, site, p)
 
 
 def _use(rule, node, stmt, site, p: Plan) -> None:

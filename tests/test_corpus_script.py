@@ -318,12 +318,18 @@ def test_examples_read_a_stand_in_for_their_data_folder(tmp_path):
     assert "The examples' own `data/` folder" not in other
 
 
-def test_examples_data_stand_in_lists_what_it_holds(tmp_path):
+def _standin():
+    """scripts/dali_extra_standin.py (scripts/ is no package)."""
     sys.path.insert(0, str(SCRIPT.parent))
     try:
         import dali_extra_standin
     finally:
         sys.path.remove(str(SCRIPT.parent))
+    return dali_extra_standin
+
+
+def test_examples_data_stand_in_lists_what_it_holds(tmp_path):
+    dali_extra_standin = _standin()
     assert dali_extra_standin.build_examples_data(tmp_path) == {}
     data = tmp_path / "data"
     for folder in ("images", "audio"):
@@ -341,11 +347,7 @@ def test_the_stand_ins_tfrecord_numbers_classes_from_1_as_dali_extras_does(tmp_p
 
     pytest = __import__("pytest")
     pytest.importorskip("nvidia.dali")
-    sys.path.insert(0, str(SCRIPT.parent))
-    try:
-        import dali_extra_standin
-    finally:
-        sys.path.remove(str(SCRIPT.parent))
+    dali_extra_standin = _standin()
     extra = tmp_path / "extra"
     assert "db/tfrecord/train" not in dali_extra_standin.build(extra)
     import nvidia.dali.fn as fn
@@ -374,11 +376,7 @@ def test_the_stand_ins_mnist_holds_28x28_images_labelled_0_to_9(tmp_path):
     pytest = __import__("pytest")
     pytest.importorskip("nvidia.dali")
     pytest.importorskip("lmdb")
-    sys.path.insert(0, str(SCRIPT.parent))
-    try:
-        import dali_extra_standin
-    finally:
-        sys.path.remove(str(SCRIPT.parent))
+    dali_extra_standin = _standin()
     extra = tmp_path / "extra"
     assert "db/MNIST/training" not in dali_extra_standin.build(extra)
     import nvidia.dali.fn as fn
