@@ -305,7 +305,8 @@ def with_pipeline_reason(call: cst.Call, parents) -> Optional[str]:
     inner = list(body[j].body.body) if isinstance(body[j].body, cst.IndentedBlock) else []
     for s in [*inner, *body[j + 1 : j + 2]]:
         for n in cst_walk.walk(s):
-            if type(n) is cst.Call and _is_set_outputs(n.func, var) and any(a.star or a.keyword for a in n.args):
+            if (type(n) is cst.Call and _is_set_outputs(n.func, var) and any(a.star or a.keyword for a in n.args)
+                    and not _outputs_unpacked(n)):
                 return f"`{one_line(n)}`: which outputs it gets cannot be seen (starred or keyword arguments): convert by hand"
     if inner and isinstance(inner[-1], cst.If) and not any(_mentions_set_outputs(s, var) for s in inner[:-1]):
         return (f"{var}.set_outputs(...) is chosen by the `if` that ends the `with {var}:` block; dali-migrate converts "
@@ -324,10 +325,20 @@ def _set_outputs(stmt, var: str) -> Optional[list]:
         and m.matches(stmt.body[0], m.Expr(m.Call(func=m.Attribute(value=_holder(var), attr=m.Name("set_outputs")))))
     ):
         call = stmt.body[0].value
+        if _outputs_unpacked(call):
+            # `pipe.set_outputs(*out)`: as many outputs as `out` holds when the graph is made; the
+            # converted loop makes the same list and gives tuple(out) (pipeline_analysis takes
+            # tuple(...) as several outputs)
+            return [cst.Call(func=cst.Name("tuple"), args=[cst.Arg(call.args[0].value)])]
         if any(a.star or a.keyword for a in call.args):
             return None
         return [a.value for a in call.args]
     return None
+
+
+def _outputs_unpacked(call: cst.Call) -> bool:
+    """``set_outputs(*out)``: one argument, unpacked from a sequence (not ``**``)."""
+    return len(call.args) == 1 and call.args[0].star == "*" and call.args[0].keyword is None
 
 
 def _calls(node):

@@ -196,6 +196,10 @@ class _Plan:
             else:
                 continue
             devs = [self.devices.device(o, env) for o in operands]
+            if tp is cst.BinaryOperation and any(type(o) in (cst.Tuple, cst.List) and d != PY for o, d in zip(operands, devs)):
+                # `pout + (izen, tzen)` (makani): a tuple or list holding DALI data is no operand of
+                # DALI's arithmetic, so this joins sequences, which Python does on either device
+                continue
             data = [d for d in devs if d != PY]
             kinds = set(data)
             if len(data) < 2 or len(kinds) == 1 and UNKNOWN not in kinds:

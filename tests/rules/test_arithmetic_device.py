@@ -123,3 +123,15 @@ def test_a_python_value_made_by_a_call_is_no_data():
                    "    scale = types.Constant(255)\n"
                    "    return images / scale, labels\n")
     assert "dali-migrate:" not in out
+
+
+def test_joining_tuples_of_dali_data_is_no_arithmetic():
+    # makani's loader: `pout = (inp, tar)`, then `pout = pout + (izen, tzen)` under a condition
+    from _helpers import pipeline
+
+    out = pipeline(
+        "j, l = fn.readers.file(file_root='d')\nimages = fn.decoders.image(j, device='mixed')\n"
+        "pout = (images, l)\npout = pout + (l.gpu(), images)\nreturn tuple(pout)\n",
+        decorator="@pipeline_def(batch_size=4, device_id=0)",
+    )
+    assert "arithmetic on DALI data" not in out and "outputs = tuple(pout)" in out

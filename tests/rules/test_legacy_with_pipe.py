@@ -128,8 +128,8 @@ def test_why_a_with_pipeline_is_not_converted_is_said():
          "        self.pipes[0] = Pipeline(batch_size=2, num_threads=1, device_id=None)\n"
          "        with self.pipes[0]:\n            self.pipes[0].set_outputs(fn.constant(idata=[1]))\n",
          "the pipeline is kept in `self.pipes[0]`, neither a variable nor an attribute such as `self.pipe`"),
-        ("p = Pipeline(batch_size=2, num_threads=1, device_id=None)\nwith p:\n    outs = (fn.constant(idata=[1]),)\n    p.set_outputs(*outs)\n",
-         "`p.set_outputs(*outs)`: which outputs it gets cannot be seen"),
+        ("p = Pipeline(batch_size=2, num_threads=1, device_id=None)\nwith p:\n    outs = (fn.constant(idata=[1]),)\n    p.set_outputs(*outs, fn.constant(idata=[2]))\n",
+         "`p.set_outputs(*outs, fn.constant(idata=[2]))`: which outputs it gets cannot be seen"),
         ("p = Pipeline(batch_size=2, num_threads=1, device_id=None)\nuse(p)\n",
          "no `with p:` block follows Pipeline(...) in the same block of statements"),
         ("p = Pipeline(batch_size=2, num_threads=1, device_id=None)\nwith p:\n    a = fn.constant(idata=[1])\nprint(a)\n",
@@ -281,3 +281,15 @@ def test_a_graph_left_as_written_keeps_its_set_outputs_after_the_block():
     out = convert(src, header=HEADER)
     assert "cannot match the name to the pipeline's reader" in out
     assert "        images = fn.decoders.image(jpegs, device='mixed')\n    pipe.set_outputs(images, labels)\n" in out
+
+
+def test_set_outputs_of_an_unpacked_list_gives_each_item_as_an_output():
+    # DALI's resize notebook and NVIDIA's loaders: `pipe.set_outputs(*out)` over a list the graph made
+    from _helpers import convert
+
+    out = convert(
+        "from nvidia.dali.pipeline import Pipeline\n\n"
+        "def make(root):\n    pipe = Pipeline(batch_size=2, num_threads=1, device_id=None)\n    with pipe:\n"
+        "        j, l = fn.readers.file(file_root=root)\n        out = [fn.decoders.image(j), l]\n"
+        "        pipe.set_outputs(*out)\n    return pipe\n")
+    assert "outputs = tuple(out)" in out and "dali-migrate:" not in out
