@@ -53,6 +53,8 @@ EXAMPLES = {
                           "[pipeline-consumer] class DALIDataloader (derived from DALI's DALIGenericIterator)"),
     "argument-names": ("argument_unknown_to_dali", "fn.peek_image_shape(jpegs, type=types.FLOAT)",
                        "fn.peek_image_shape has no argument `type` in DALI"),
+    "input-sets": ("input_sets_marked", "out = fn.pad(out, fill_value=255)",
+                   "fn.pad is given a list of DALI data as one input (`out`)"),
     "not-yet-converted": ("tf_dataset_marker", "dali_tf.DALIDataset(", "[not-yet-converted] TensorFlow DALIDataset"),
     "external-source": ("external_source_callables", "fn.external_source(source=per_sample, batch=False",
                         "types.SampleInfo(i * batch_size + j, j, i, 0)"),
