@@ -199,10 +199,14 @@ def build(dest: Path, wanted: Iterable[str] = ()) -> dict:
     manifest = load_generator().generate(fixtures, force=True)
     skipped = manifest.get("skipped", {})
     absent = {}
+    remade = _remade(load_generator())
+    made_again = {extra for fmt, _, extras in remade if fmt not in skipped for extra in extras}
     for extra, fixture in sorted(LAYOUT.items()):
         fmt = fixture.split("/")[0]
         if fmt in skipped:
             absent[extra] = f"fixture {fmt} not generated: {skipped[fmt]}"
+            continue
+        if extra in made_again:
             continue
         src, dst = fixtures / fixture, dest / extra
         dst.parent.mkdir(parents=True, exist_ok=True)
@@ -210,34 +214,15 @@ def build(dest: Path, wanted: Iterable[str] = ()) -> dict:
             shutil.copytree(src, dst)
         else:
             shutil.copy2(src, dst)
-    if "caffe2_lmdb" not in skipped:
-        # DALI_extra's MNIST: 28x28 digits, labels 0-9; the JAX and Flax notebooks reshape each
-        # decoded image to 784 values, which the fixture's larger images cannot give
-        _write_mnist(fixtures / "mnist-caffe2-lmdb")
-        for extra in ("db/MNIST/training", "db/MNIST/testing"):
-            shutil.rmtree(dest / extra)
-            shutil.copytree(fixtures / "mnist-caffe2-lmdb", dest / extra)
-    # DALI_extra's ImageNet-like sets (the Caffe LMDB, RecordIO and TFRecord files) hold images of
-    # a few hundred pixels, which DALI's examples crop to 224 x 224; its TFRecord numbers classes
-    # from 1 (TensorFlow's ImageNet labels, 1..1000: the various-readers examples assert that
-    # range) and names them in image/class/text. The stand-in's copies are made so.
-    gen = load_generator()
-    imagenet_like = {
-        "caffe_lmdb": (lambda out: gen.make_caffe_lmdb(out, size=256), ("db/lmdb",)),
-        "caffe2_lmdb": (lambda out: gen.make_caffe2_lmdb(out, size=256), ("db/c2lmdb",)),
-        "recordio": (lambda out: gen.make_recordio(out, size=256), ("db/recordio/train.rec", "db/recordio/train.idx")),
-        "tfrecord": (lambda out: gen.make_tfrecord(out, label_base=1, size=256, class_text=True),
-                     ("db/tfrecord/train", "db/tfrecord/train.idx")),
-    }
-    for fmt, (make, extras) in imagenet_like.items():
+    for fmt, make, extras in remade:
         if fmt in skipped:
             continue
-        made = fixtures / f"{fmt}-imagenet-like"
+        made = fixtures / f"{fmt}-{extras[0].replace('/', '_')}"
         make(made)
         for extra in extras:
             src, dst = made / LAYOUT[extra], dest / extra
-            if dst.is_dir():
-                shutil.rmtree(dst)
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            if src.is_dir():
                 shutil.copytree(src, dst)
             else:
                 shutil.copy2(src, dst)
@@ -255,6 +240,25 @@ def build(dest: Path, wanted: Iterable[str] = ()) -> dict:
                 shutil.copy2(like[0], dest / path)
             break
     return absent
+
+
+def _remade(gen) -> list:
+    """[(fixture format, writer of a folder, the DALI_extra paths it holds as LAYOUT maps them)]:
+    the sets made in DALI_extra's shape instead of copied from the fixtures.
+
+    DALI_extra's ImageNet-like sets (the Caffe and Caffe2 LMDBs, RecordIO and TFRecord files) hold
+    images of a few hundred pixels, which DALI's examples crop to 224 x 224; its TFRecord numbers
+    classes from 1 (TensorFlow's ImageNet labels, 1..1000: the various-readers examples assert that
+    range) and names them in image/class/text. Its MNIST holds 28x28 digits labelled 0-9, which the
+    JAX and Flax notebooks reshape to 784 values."""
+    return [
+        ("caffe_lmdb", lambda out: gen.make_caffe_lmdb(out, size=256), ("db/lmdb",)),
+        ("caffe2_lmdb", lambda out: gen.make_caffe2_lmdb(out, size=256), ("db/c2lmdb",)),
+        ("caffe2_lmdb", lambda out: _write_mnist(out / "caffe2_lmdb"), ("db/MNIST/training", "db/MNIST/testing")),
+        ("recordio", lambda out: gen.make_recordio(out, size=256), ("db/recordio/train.rec", "db/recordio/train.idx")),
+        ("tfrecord", lambda out: gen.make_tfrecord(out, label_base=1, size=256, class_text=True),
+         ("db/tfrecord/train", "db/tfrecord/train.idx")),
+    ]
 
 
 def _write_mnist(path: Path, n: int = 20) -> None:
