@@ -266,16 +266,10 @@ def _samples_read_by_numpy(iterated, parents: Parents, site) -> bool:
         target, within = iterated.for_in.target, [iterated.elt, *(c.search for c in iterated.for_in.ifs)]
     else:
         return False
-    if not isinstance(target, cst.Name) or not site.numpy:
+    if not isinstance(target, cst.Name):
         return False
     uses = [n for w in within for n in parents.find(cst.Name, within=w) if n.value == target.value]
-    for n in uses:
-        arg, call = parents.of(n), parents.of(parents.of(n))
-        if not (isinstance(arg, cst.Arg) and arg.value is n and arg.keyword is None and not arg.star
-                and isinstance(call, cst.Call) and len(call.args) == 1
-                and m.matches(call.func, m.Attribute(value=m.Name(site.numpy), attr=m.Name("array") | m.Name("asarray")))):
-            return False
-    return bool(uses)
+    return bool(uses) and all(_read_by_numpy(n, parents, site) for n in uses)
 
 
 def _picked_outputs(comp, parents: Parents, state) -> bool:
@@ -2210,12 +2204,15 @@ def _read_by_pil(copy, parents: Parents) -> bool:
 def _sample_copy_read_by_numpy(copy, method, parents: Parents, site) -> bool:
     """Is ``copy`` (``tl[i].as_cpu()``) called without arguments as the one argument of numpy's
     ``array`` / ``asarray``, which read the same values from a TensorCPU and an ndd.Tensor?"""
-    if not (isinstance(copy, cst.Call) and copy.func is method and not copy.args and site.numpy):
-        return False
-    arg = parents.of(copy)
+    return isinstance(copy, cst.Call) and copy.func is method and not copy.args and _read_by_numpy(copy, parents, site)
+
+
+def _read_by_numpy(node, parents: Parents, site) -> bool:
+    """Is ``node`` the one argument of numpy's ``array`` / ``asarray`` (numpy imported as ``site.numpy``)?"""
+    arg = parents.of(node)
     call = parents.of(arg)
-    return (
-        isinstance(arg, cst.Arg) and arg.keyword is None and not arg.star
+    return bool(
+        site.numpy and isinstance(arg, cst.Arg) and arg.value is node and arg.keyword is None and not arg.star
         and isinstance(call, cst.Call) and len(call.args) == 1
         and m.matches(call.func, m.Attribute(value=m.Name(site.numpy), attr=m.Name("array") | m.Name("asarray")))
     )

@@ -286,11 +286,10 @@ def build(info: PipelineInfo, ctx, statements: list, returned: cst.BaseExpressio
         # the converted function too, not at the generator's first next() (call_sites._read_late
         # leaves them be)
         own = _param_names(_with_settings(info.func.params, info)) | set().union(*(legacy._bindings(stmt) for stmt in head))
-        made_reads = set().union(*(cst_walk.variables(node) for node in made_with)) - own if made_with else set()
-        rebound = (made_reads - set().union(*(cst_walk.variables(node) for node in tail))) & _bound_again(ctx.module)
-        if rebound or any(_may_act(node, nd, _param_names(info.func.params)) for node in made_with):
+        read_when_made = set().union(*(cst_walk.variables(node) for node in made_with)) - own - cst_walk.variables(tail[0])
+        if read_when_made & _bound_again(ctx.module) or any(_may_act(node, nd, _param_names(info.func.params)) for node in made_with):
             tail = _made_eagerly(info.func, head, tail, taken)
-            info.__dict__["_read_when_made"] = frozenset(made_reads - set().union(*(cst_walk.variables(n) for n in tail)))
+            info.__dict__["_read_when_made"] = frozenset(read_when_made)
 
     func = info.func
     return func.with_changes(

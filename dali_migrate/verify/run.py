@@ -562,10 +562,11 @@ def verify(opts: Options) -> Verdict:
                     try:
                         with converted_random.active():
                             batch = next(gen, _ENDED)
-                        if batch is _ENDED or batch is None:
+                        ended = _ended_how(batch)
+                        if ended is not None:
                             return Verdict(False, it + 1, len(ref), Mismatch(
                                 it, None, None, "end of data",
-                                f"the converted code ended ({_END_FORMS[batch is None]}) where the original pipeline gave a batch",
+                                f"the converted code ended ({ended}) where the original pipeline gave a batch",
                             ), session.notes())
                         got = _converted_outputs(batch)
                     except Exception as e:
@@ -591,20 +592,25 @@ def verify(opts: Options) -> Verdict:
 
 _ENDED = object()
 
-#: how a converted generator says the data ended: it returns, or, where the pipeline object could
-#: be reset and run again, it yields None there (rules/external_source.END_COMMENT)
-_END_FORMS = {False: "its generator returned", True: "it yielded None, the source's end"}
+
+def _ended_how(batch) -> Optional[str]:
+    """How the converted generator said the data ended, given what ``next(gen, _ENDED)`` gave, or
+    None for a batch: it returns, or, where the pipeline object could be reset and run again, it
+    yields None there (rules/external_source.END_COMMENT)."""
+    if batch is _ENDED:
+        return "its generator returned"
+    return "it yielded None, the source's end" if batch is None else None
 
 
 def _compare_end(gen, converted_random, it: int, outputs: int, session) -> Verdict:
     """The original ended at iteration ``it``: equal when the converted generator ends there too."""
     try:
         with converted_random.active():
-            batch = next(gen, _ENDED)
-        if batch is _ENDED or batch is None:
+            ended = _ended_how(next(gen, _ENDED))
+        if ended is not None:
             return Verdict(True, it, outputs, None, session.notes() + [
                 f"the original's source ended after {it} iteration(s) (StopIteration from run()); "
-                f"the converted code ended there too ({_END_FORMS[batch is None]})"
+                f"the converted code ended there too ({ended})"
             ])
     except Exception as e:
         raise VerifyError(
